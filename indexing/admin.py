@@ -1,0 +1,75 @@
+from django.contrib import admin, messages
+
+from indexing.models import CodeUnit, IndexRun, Repository
+from indexing.services import index_run_start, repository_delete
+
+
+@admin.register(Repository)
+class RepositoryAdmin(admin.ModelAdmin):
+    list_display = ("name", "source_kind", "source", "owner", "is_public", "active_run")
+    list_filter = ("source_kind", "is_public")
+    search_fields = ("name", "source")
+    raw_id_fields = ("owner", "active_run")
+    actions = ("reindex", "delete_with_vectors")
+
+    @admin.action(description="Re-index selected repositories")
+    def reindex(self, request, queryset):
+        for repository in queryset:
+            run = index_run_start(repository=repository)
+            self.message_user(request, f"{repository.name}: run {run.pk} {run.status}")
+
+    @admin.action(description="Delete selected repositories and their vectors")
+    def delete_with_vectors(self, request, queryset):
+        names = [r.name for r in queryset]
+        for repository in queryset:
+            repository_delete(repository=repository)
+        self.message_user(request, f"deleted {', '.join(names)}", messages.SUCCESS)
+
+    def delete_model(self, request, obj):
+        repository_delete(repository=obj)
+
+    def delete_queryset(self, request, queryset):
+        for repository in queryset:
+            repository_delete(repository=repository)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        # Django's bulk delete would leave the vectors behind in the store.
+        actions.pop("delete_selected", None)
+        return actions
+
+
+@admin.register(IndexRun)
+class IndexRunAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "repository",
+        "status",
+        "phase",
+        "files_total",
+        "files_reused",
+        "units_embedded",
+        "units_total",
+        "files_with_errors",
+        "created_at",
+        "finished_at",
+    )
+    list_filter = ("status", "repository")
+    exclude = ("file_versions",)
+    readonly_fields = [
+        f.name for f in IndexRun._meta.get_fields() if f.concrete and f.name != "file_versions"
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(CodeUnit)
+class CodeUnitAdmin(admin.ModelAdmin):
+    list_display = ("qualname", "kind", "path", "start_line", "end_line", "repository")
+    list_filter = ("kind", "repository")
+    search_fields = ("qualname", "path")
+    raw_id_fields = ("file_version", "repository")
+
+    def has_add_permission(self, request):
+        return False

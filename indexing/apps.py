@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class IndexingConfig(AppConfig):
+    name = "indexing"
+    default_auto_field = "django.db.models.BigAutoField"

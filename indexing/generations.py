@@ -1,0 +1,51 @@
+"""Bookkeeping of generations: which file versions (and their vectors) may be deleted.
+
+Vectors are deleted before rows: a unit row without a vector is invisible to search, while a
+vector without a row would be returned by the store and has to be filtered out.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from indexing.models import CodeUnit, FileVersion, IndexRun, Repository
+from indexing.store import get_vector_store
+
+
+def delete_file_versions(queryset: QuerySet[FileVersion]) -> int:
+    version_ids = list(queryset.values_list("pk", flat=True))
+    if not version_ids:
+        return 0
+    unit_ids = CodeUnit.objects.filter(file_version_id__in=version_ids).values_list(
+        "pk", flat=True
+    )
+    get_vector_store().delete([str(pk) for pk in unit_ids])
+    FileVersion.objects.filter(pk__in=version_ids).delete()
+    return len(version_ids)
+
+
+def discard_unpublished_versions(*, run: IndexRun) -> int:
+    """Delete the file versions a run created that the active generation does not use."""
+    active = Repository.objects.values_list("active_run_id", flat=True).get(
+        pk=run.repository_id
+    )
+    orphans = FileVersion.objects.filter(created_by=run)
+    if active is not None:
+        orphans = orphans.exclude(runs=active)
+    return delete_file_versions(orphans)
+
+
+def collect_garbage(*, repository: Repository) -> int:
+    """Delete file versions outside the active generation that no unfinished run is building."""
+    repository.refresh_from_db()
+    if repository.active_run_id is None:
+        return 0
+    unfinished = repository.runs.filter(
+        status__in=[IndexRun.Status.QUEUED, IndexRun.Status.RUNNING]
+    )
+    dead = (
+        FileVersion.objects.filter(repository=repository)
+        .exclude(runs=repository.active_run_id)
+        .exclude(created_by__in=unfinished)
+    )
+    return delete_file_versions(dead)

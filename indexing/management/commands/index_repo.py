@@ -1,0 +1,59 @@
+import sys
+import time
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
+from tqdm import tqdm
+
+from indexing.models import IndexRun, Repository
+from indexing.services import index_run_execute, index_run_start, repository_create
+
+
+class Command(BaseCommand):
+    help = "Index (or incrementally re-index) a repository: a local path, a git URL or an archive."
+
+    def add_arguments(self, parser):
+        parser.add_argument("source", help="local directory, git URL (file:// too) or archive")
+        parser.add_argument("--name", help="repository name (default: derived from the source)")
+        parser.add_argument("--ref", default="", help="git branch, tag or commit")
+
+    def handle(self, *args, source, name=None, ref="", **options):
+        name = name or slugify(source.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git"))
+        repository = Repository.objects.filter(name=name).first()
+        if repository is None:
+            try:
+                repository = repository_create(name=name, source=source, ref=ref)
+            except ValidationError as exc:
+                raise CommandError(f"cannot create repository {name!r}: {exc}") from exc
+        elif ref and ref != repository.ref:
+            repository.ref = ref
+            repository.save(update_fields=["ref"])
+
+        inline = bool(settings.CELERY_TASK_ALWAYS_EAGER)
+        bar = tqdm(total=100, unit="%", file=sys.stderr, disable=None, leave=False)
+
+        def show(run: IndexRun) -> None:
+            bar.set_description(f"{repository.name}: {run.phase}")
+            bar.update(run.percent - bar.n)
+
+        run = index_run_start(repository=repository, enqueue=not inline)
+        if inline and run.status == IndexRun.Status.QUEUED:
+            run = index_run_execute(run=run, on_progress=show)
+        while not run.is_finished:  # a worker has it: follow its progress from the database
+            time.sleep(0.5)
+            run.refresh_from_db()
+            show(run)
+        bar.close()
+        if run.status != IndexRun.Status.SUCCEEDED:
+            raise CommandError(f"index run {run.pk} failed: {run.error}")
+        for warning in run.warnings[:20]:
+            self.stderr.write(f"warning: {warning}")
+        if len(run.warnings) > 20:
+            self.stderr.write(f"... {len(run.warnings) - 20} more warnings in run {run.pk}")
+        self.stdout.write(
+            f"indexed {repository.name}: {run.units_total} units in {run.files_total} files "
+            f"({run.files_reused} files unchanged, {run.units_embedded} units embedded, "
+            f"{run.files_with_errors} files with parse errors) commit={run.commit_sha or '-'}"
+        )

@@ -1,0 +1,179 @@
+"""Repositories, index runs (generations) and the code units they contain.
+
+Units hang off a FileVersion (one path at one content hash), and a generation is the set of file
+versions it contains. A re-index therefore creates units and vectors only for new file versions;
+an unchanged file is shared by the old and new generation at no cost. Switching
+`Repository.active_run` is the one write that makes a new generation visible, so a run that fails
+midway leaves the previous generation serving untouched.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Repository(models.Model):
+    class SourceKind(models.TextChoices):
+        LOCAL = "local", "Local directory"
+        GIT = "git", "Git URL"
+        ARCHIVE = "archive", "Uploaded archive"
+        SNIPPETS = "snippets", "Snippet corpus"
+
+    name = models.SlugField(max_length=100, unique=True)
+    source_kind = models.CharField(max_length=16, choices=SourceKind.choices)
+    source = models.CharField(max_length=1000, help_text="Path, git URL or stored archive path")
+    ref = models.CharField(max_length=200, blank=True, help_text="Branch, tag or commit (git)")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    is_public = models.BooleanField(default=True)
+    active_run = models.ForeignKey(
+        "IndexRun",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The generation that searches read",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "repositories"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class IndexRun(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    class Phase(models.TextChoices):
+        QUEUED = "queued"
+        FETCHING = "fetching"
+        SCANNING = "scanning"
+        PARSING = "parsing"
+        EMBEDDING = "embedding"
+        STORING = "storing"
+        SWITCHING = "switching"
+        DONE = "done"
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.QUEUED)
+    commit_sha = models.CharField(max_length=64, blank=True)
+    embedder_model = models.CharField(max_length=100, blank=True)
+    files_total = models.PositiveIntegerField(default=0)
+    files_done = models.PositiveIntegerField(default=0)
+    files_reused = models.PositiveIntegerField(default=0)
+    files_with_errors = models.PositiveIntegerField(default=0)
+    units_total = models.PositiveIntegerField(default=0)
+    units_embedded = models.PositiveIntegerField(default=0)
+    units_to_embed = models.PositiveIntegerField(default=0)
+    files_deleted = models.PositiveIntegerField(default=0)
+    warnings = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    file_versions = models.ManyToManyField("FileVersion", related_name="runs", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # At most one run of a repository is queued or running at a time.
+            models.UniqueConstraint(
+                fields=["repository"],
+                condition=Q(status__in=["queued", "running"]),
+                name="one_unfinished_run_per_repository",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.repository.name} run {self.pk} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        """Rough overall progress: scanning/parsing is the first third, embedding the rest."""
+        if self.status == self.Status.SUCCEEDED:
+            return 100
+        parse = self.files_done / self.files_total if self.files_total else 0.0
+        embed = self.units_embedded / self.units_to_embed if self.units_to_embed else 0.0
+        if self.phase in (self.Phase.QUEUED, self.Phase.FETCHING, self.Phase.SCANNING):
+            return 0
+        if self.phase == self.Phase.PARSING:
+            return int(30 * parse)
+        if self.phase == self.Phase.EMBEDDING:
+            return 30 + int(65 * embed)
+        return 95
+
+
+class FileVersion(models.Model):
+    """One path of a repository at one content hash; shared by every generation that has it."""
+
+    repository = models.ForeignKey(
+        Repository, on_delete=models.CASCADE, related_name="file_versions"
+    )
+    path = models.CharField(max_length=1000)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(default=0)
+    parse_warning = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        IndexRun, null=True, on_delete=models.SET_NULL, related_name="created_file_versions"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["repository", "path", "sha256"], name="unique_file_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.path}@{self.sha256[:8]}"
+
+
+class CodeUnit(models.Model):
+    class Kind(models.TextChoices):
+        FUNCTION = "function"
+        METHOD = "method"
+        CLASS = "class"
+
+    file_version = models.ForeignKey(FileVersion, on_delete=models.CASCADE, related_name="units")
+    # Denormalised from the file version: every search result needs them.
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="units")
+    path = models.CharField(max_length=1000)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    name = models.CharField(max_length=300)
+    qualname = models.CharField(max_length=1000)
+    parent_qualname = models.CharField(max_length=1000, blank=True)
+    class_name = models.CharField(max_length=1000, blank=True)
+    start_line = models.PositiveIntegerField()
+    end_line = models.PositiveIntegerField()
+    signature = models.TextField(blank=True)
+    docstring = models.TextField(blank=True)
+    code = models.TextField()
+    decorators = models.JSONField(default=list, blank=True)
+    calls = models.JSONField(default=list, blank=True)
+    is_async = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["repository", "path"])]
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.qualname}"
+
+    @property
+    def vector_id(self) -> str:
+        return str(self.pk)

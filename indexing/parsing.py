@@ -1,0 +1,245 @@
+"""Python source -> code units, with tree-sitter.
+
+tree-sitter rather than `ast` because it recovers from errors: Python 2 files, half-edited files
+and syntax errors still yield the functions it can see, and the run records a warning instead of
+losing the whole file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+
+import tree_sitter_python
+from tree_sitter import Language, Node, Parser
+
+FUNCTION = "function"
+METHOD = "method"
+CLASS = "class"
+UNIT_KINDS = (FUNCTION, METHOD, CLASS)
+
+
+@dataclass(frozen=True)
+class ParsedUnit:
+    kind: str
+    name: str
+    qualname: str
+    start_line: int  # 1-based, decorators included
+    end_line: int  # 1-based, inclusive
+    signature: str
+    docstring: str
+    code: str
+    parent_qualname: str = ""
+    class_name: str = ""  # the class that encloses a method (or nested class), if any
+    decorators: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    is_async: bool = False
+
+
+@dataclass
+class ParsedFile:
+    units: list[ParsedUnit] = field(default_factory=list)
+    has_errors: bool = False
+    error_lines: list[int] = field(default_factory=list)
+    decoded_with_replacement: bool = False
+
+
+@cache
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_python.language()))
+
+
+def parse_source(source: bytes) -> ParsedFile:
+    """Every function, method, class and named lambda in `source`, in file order."""
+    result = ParsedFile()
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        result.decoded_with_replacement = True
+    tree = _parser().parse(source)
+    root = tree.root_node
+    if root.has_error:
+        result.has_errors = True
+        result.error_lines = sorted({n.start_point[0] + 1 for n in _error_nodes(root)})[:20]
+    _walk(root, source, scope=[], in_class=None, out=result.units)
+    return result
+
+
+def _error_nodes(node: Node) -> Iterator[Node]:
+    if node.is_error or node.is_missing:
+        yield node
+        return
+    for child in node.children:
+        if child.has_error or child.is_error or child.is_missing:
+            yield from _error_nodes(child)
+
+
+def _text(node: Node | None, source: bytes) -> str:
+    if node is None:
+        return ""
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def _walk(
+    node: Node, source: bytes, scope: list[str], in_class: str | None, out: list[ParsedUnit]
+) -> None:
+    """Visit children of `node`; `scope` is the qualname path, `in_class` the directly enclosing
+    class when `node` is a class body (so that its functions are methods)."""
+    for child in node.children:
+        definition, decorators = child, ()
+        if child.type == "decorated_definition":
+            definition = child.child_by_field_name("definition")
+            decorators = tuple(
+                _text(d, source).lstrip("@").strip()
+                for d in child.children
+                if d.type == "decorator"
+            )
+            if definition is None:
+                continue
+        if definition.type in ("function_definition", "class_definition"):
+            unit = _make_unit(child, definition, decorators, source, scope, in_class)
+            out.append(unit)
+            body = definition.child_by_field_name("body")
+            if body is not None:
+                is_class = definition.type == "class_definition"
+                _walk(
+                    body, source, [*scope, unit.name], unit.qualname if is_class else None, out
+                )
+        elif child.type == "expression_statement":
+            lambda_unit = _named_lambda(child, source, scope, in_class)
+            if lambda_unit is not None:
+                out.append(lambda_unit)
+        elif child.type in _COMPOUND_STATEMENTS or child.type in ("block", "ERROR"):
+            # Definitions under `if TYPE_CHECKING:`, `try:` and the like belong to the same scope;
+            # ERROR nodes often wrap perfectly good definitions after a syntax error.
+            _walk(child, source, scope, in_class, out)
+
+
+_COMPOUND_STATEMENTS = {
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "try_statement",
+    "except_clause",
+    "finally_clause",
+    "with_statement",
+    "for_statement",
+    "while_statement",
+}
+
+
+def _make_unit(
+    outer: Node,
+    definition: Node,
+    decorators: tuple[str, ...],
+    source: bytes,
+    scope: list[str],
+    in_class: str | None,
+) -> ParsedUnit:
+    name = _text(definition.child_by_field_name("name"), source) or "<anonymous>"
+    is_class = definition.type == "class_definition"
+    kind = CLASS if is_class else (METHOD if in_class else FUNCTION)
+    body = definition.child_by_field_name("body")
+    header_end = body.start_byte if body is not None else definition.end_byte
+    signature = " ".join(
+        source[definition.start_byte : header_end].decode("utf-8", errors="replace").split()
+    ).rstrip(":").strip()
+    return ParsedUnit(
+        kind=kind,
+        name=name,
+        qualname=".".join([*scope, name]),
+        start_line=outer.start_point[0] + 1,
+        end_line=outer.end_point[0] + 1,
+        signature=signature,
+        docstring=_docstring(body, source),
+        code=_text(outer, source),
+        parent_qualname=".".join(scope),
+        class_name=in_class or "",
+        decorators=decorators,
+        calls=_called_names(body, source),
+        is_async=any(c.type == "async" for c in definition.children),
+    )
+
+
+def _named_lambda(
+    statement: Node, source: bytes, scope: list[str], in_class: str | None
+) -> ParsedUnit | None:
+    """`name = lambda ...` is a function in all but syntax; index it as one."""
+    assignment = statement.named_children[0] if statement.named_children else None
+    if assignment is None or assignment.type != "assignment":
+        return None
+    target = assignment.child_by_field_name("left")
+    value = assignment.child_by_field_name("right")
+    if target is None or value is None or target.type != "identifier" or value.type != "lambda":
+        return None
+    name = _text(target, source)
+    params = _text(value.child_by_field_name("parameters"), source)
+    return ParsedUnit(
+        kind=METHOD if in_class else FUNCTION,
+        name=name,
+        qualname=".".join([*scope, name]),
+        start_line=statement.start_point[0] + 1,
+        end_line=statement.end_point[0] + 1,
+        signature=f"{name} = lambda {params}".rstrip(),
+        docstring="",
+        code=_text(statement, source),
+        parent_qualname=".".join(scope),
+        class_name=in_class or "",
+        calls=_called_names(value, source),
+    )
+
+
+def _docstring(body: Node | None, source: bytes) -> str:
+    if body is None or not body.named_children:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or not first.named_children:
+        return ""
+    string = first.named_children[0]
+    if string.type == "concatenated_string":
+        parts = [c for c in string.named_children if c.type == "string"]
+    elif string.type == "string":
+        parts = [string]
+    else:
+        return ""
+    text = "".join(
+        _text(content, source)
+        for part in parts
+        for content in part.named_children
+        if content.type == "string_content"
+    )
+    return _dedent_docstring(text)
+
+
+def _dedent_docstring(text: str) -> str:
+    lines = text.expandtabs().splitlines()
+    if not lines:
+        return ""
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(indents) if indents else 0
+    cleaned = [lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]
+    return "\n".join(cleaned).strip()
+
+
+def _called_names(node: Node | None, source: bytes) -> tuple[str, ...]:
+    """Names this unit calls (`f(...)` -> f, `a.b.c(...)` -> c), in first-seen order; calls inside
+    nested definitions belong to those definitions and are left out."""
+    if node is None:
+        return ()
+    seen: dict[str, None] = {}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "call":
+            function = current.child_by_field_name("function")
+            if function is not None:
+                if function.type == "attribute":
+                    function = function.child_by_field_name("attribute")
+                if function is not None and function.type == "identifier":
+                    seen.setdefault(_text(function, source), None)
+        for child in reversed(current.children):
+            if child.type in ("function_definition", "class_definition", "decorated_definition"):
+                continue
+            stack.append(child)
+    return tuple(seen)

@@ -1,0 +1,172 @@
+"""Indexing verbs: create a repository, start and execute index runs, delete.
+
+Callers (views, admin, the CLI, Celery tasks) go through these functions; none of them touches
+the models' write paths directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from indexing.generations import discard_unpublished_versions
+from indexing.models import IndexRun, Repository
+from indexing.pipeline import IndexPipeline
+from indexing.sources import (
+    ArchiveSource,
+    GitSource,
+    LocalDirectorySource,
+    Source,
+    SourceError,
+    SourceLimits,
+)
+from indexing.store import get_vector_store
+
+logger = logging.getLogger(__name__)
+
+# A running run that has not reported progress for this long lost its worker.
+STALE_RUN_AFTER = timedelta(minutes=15)
+
+
+class IndexingError(Exception):
+    """A request to index cannot be carried out; the message is meant for the user."""
+
+
+def source_limits() -> SourceLimits:
+    conf = settings.REPORIFT
+    return SourceLimits(
+        max_archive_files=conf["MAX_ARCHIVE_FILES"],
+        max_archive_bytes=conf["MAX_ARCHIVE_BYTES"],
+        max_compression_ratio=conf["MAX_COMPRESSION_RATIO"],
+        max_file_bytes=conf["MAX_FILE_BYTES"],
+        git_timeout_s=conf["GIT_TIMEOUT_S"],
+    )
+
+
+def guess_source_kind(source: str) -> str:
+    lowered = source.lower()
+    if lowered.startswith(("http://", "https://", "git://", "ssh://", "file://", "git@")):
+        return Repository.SourceKind.GIT
+    if lowered.endswith((".zip", ".tar.gz", ".tgz", ".tar")) and Path(source).is_file():
+        return Repository.SourceKind.ARCHIVE
+    return Repository.SourceKind.LOCAL
+
+
+def source_for(repository: Repository) -> Source:
+    limits = source_limits()
+    kind = repository.source_kind
+    if kind == Repository.SourceKind.GIT:
+        return GitSource(url=repository.source, ref=repository.ref, limits=limits)
+    if kind == Repository.SourceKind.ARCHIVE:
+        return ArchiveSource(path=Path(repository.source), limits=limits)
+    if kind in (Repository.SourceKind.LOCAL, Repository.SourceKind.SNIPPETS):
+        return LocalDirectorySource(path=Path(repository.source))
+    raise IndexingError(f"unknown source kind {kind!r}")
+
+
+def repository_create(
+    *,
+    name: str,
+    source: str,
+    source_kind: str | None = None,
+    ref: str = "",
+    owner=None,
+    is_public: bool = True,
+) -> Repository:
+    kind = source_kind or guess_source_kind(source)
+    if kind == Repository.SourceKind.LOCAL:
+        source = str(Path(source).expanduser().resolve())
+    repository = Repository(
+        name=name, source_kind=kind, source=source, ref=ref, owner=owner, is_public=is_public
+    )
+    repository.full_clean()
+    repository.save()
+    return repository
+
+
+def index_run_start(*, repository: Repository, enqueue: bool = True) -> IndexRun:
+    """Queue an index run, or return the one already queued or running (runs never overlap).
+
+    With `enqueue=False` the caller executes the run itself (the CLI does, to draw progress)."""
+    _fail_stale_runs(repository=repository)
+    existing = repository.runs.filter(
+        status__in=[IndexRun.Status.QUEUED, IndexRun.Status.RUNNING]
+    ).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            run = IndexRun.objects.create(repository=repository)
+            if enqueue:
+                transaction.on_commit(lambda: _enqueue(run.pk))
+    except IntegrityError:
+        # Another request queued one between our check and insert: that one wins.
+        return repository.runs.get(status__in=[IndexRun.Status.QUEUED, IndexRun.Status.RUNNING])
+    return run
+
+
+def _enqueue(run_id: int) -> None:
+    from indexing.tasks import index_run_task
+
+    index_run_task.delay(run_id)
+
+
+def _fail_stale_runs(*, repository: Repository) -> None:
+    cutoff = timezone.now() - STALE_RUN_AFTER
+    for run in repository.runs.filter(status=IndexRun.Status.RUNNING, heartbeat_at__lt=cutoff):
+        run_fail(run=run, error="the worker stopped reporting progress (lost or killed)")
+
+
+def index_run_execute(
+    *, run: IndexRun, on_progress: Callable[[IndexRun], None] | None = None
+) -> IndexRun:
+    """Do the work of one run. Never raises for bad input: a failed run records its error and
+    the previous generation keeps serving."""
+    run.refresh_from_db()
+    if run.is_finished:
+        return run  # a duplicate delivery of a finished task
+    repository = run.repository
+    workdir = Path(settings.REPORIFT["WORK_DIR"]) / f"run-{run.pk}"
+    if run.status == IndexRun.Status.RUNNING:
+        # Redelivered after a worker died mid-run: start over from a clean slate.
+        discard_unpublished_versions(run=run)
+    run.status = IndexRun.Status.RUNNING
+    run.started_at = run.heartbeat_at = timezone.now()
+    run.save(update_fields=["status", "started_at", "heartbeat_at"])
+    try:
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True, exist_ok=True)
+        IndexPipeline(
+            run=run, source=source_for(repository), workdir=workdir, on_progress=on_progress
+        ).execute()
+    except (SourceError, IndexingError) as exc:
+        run_fail(run=run, error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - any failure must leave the old generation serving
+        logger.exception("index run %s failed", run.pk)
+        run_fail(run=run, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    run.refresh_from_db()
+    return run
+
+
+def run_fail(*, run: IndexRun, error: str) -> None:
+    IndexRun.objects.filter(pk=run.pk).update(
+        status=IndexRun.Status.FAILED, error=error[:5000], finished_at=timezone.now()
+    )
+    try:
+        discard_unpublished_versions(run=run)
+    except Exception:  # the store may be the thing that failed; the next run collects
+        logger.exception("could not clean up after failed run %s", run.pk)
+
+
+def repository_delete(*, repository: Repository) -> None:
+    get_vector_store().delete_repository(repository.pk)
+    repository.delete()

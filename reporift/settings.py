@@ -1,0 +1,187 @@
+"""RepoRift settings: embedded defaults that need no server, each overridable from the environment.
+
+| variable | default |
+| --- | --- |
+| REPORIFT_DATA_DIR | ./var (SQLite file, Chroma data, uploads, work dirs) |
+| DATABASE_URL | sqlite:///$REPORIFT_DATA_DIR/db.sqlite3 |
+| CHROMA_HOST / CHROMA_PORT | unset: embedded Chroma in $REPORIFT_DATA_DIR/chroma |
+| CELERY_BROKER_URL or REDIS_URL | unset: tasks run inline (eager) |
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+from reporift import offline  # noqa: F401  (sets the offline environment before anything loads)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("REPORIFT_DATA_DIR", BASE_DIR / "var")).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    # A per-installation key kept in the data dir, so that sessions survive restarts without
+    # anyone committing a secret.
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        from django.core.management.utils import get_random_secret_key
+
+        key_file.write_text(get_random_secret_key())
+        key_file.chmod(0o600)
+    SECRET_KEY = key_file.read_text().strip()
+
+ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
+]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "indexing",
+    "search",
+    "agents",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "reporift.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+WSGI_APPLICATION = "reporift.wsgi.application"
+
+DATABASES = {
+    "default": dj_database_url.config(
+        default=f"sqlite:///{DATA_DIR / 'db.sqlite3'}", conn_max_age=60
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Index runs write while pages read: WAL and a busy timeout keep SQLite from "database is
+    # locked" errors between the web process and a worker.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    if os.environ.get("REPORIFT_TEST_SQLITE_FILE"):
+        DATABASES["default"]["TEST"] = {"NAME": os.environ["REPORIFT_TEST_SQLITE_FILE"]}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+MEDIA_ROOT = DATA_DIR / "uploads"
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# Celery: eager (inline) unless a broker is configured.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or None
+CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("REPORIFT_CELERY_QUEUE", "reporift")
+
+CHROMA_HOST = os.environ.get("CHROMA_HOST", "")
+CHROMA_PORT = env_int("CHROMA_PORT", 8000)
+
+REPORIFT = {
+    "EMBEDDER": {
+        "CLASS": os.environ.get(
+            "REPORIFT_EMBEDDER", "indexing.embedding.OnnxMiniLMEmbedder"
+        ),
+        "OPTIONS": {"threads": env_int("REPORIFT_EMBED_THREADS", 0)},
+    },
+    "VECTOR_STORE": {
+        "CLASS": "indexing.store.ChromaVectorStore",
+        "OPTIONS": (
+            {"host": CHROMA_HOST, "port": CHROMA_PORT}
+            if CHROMA_HOST
+            else {"path": str(DATA_DIR / "chroma")}
+        ),
+    },
+    # How a unit becomes the text that is embedded; see indexing.unit_text.
+    "EMBED_TEXT": os.environ.get("REPORIFT_EMBED_TEXT", "default"),
+    "WORK_DIR": str(DATA_DIR / "work"),
+    "MAX_FILE_BYTES": env_int("REPORIFT_MAX_FILE_BYTES", 2 * 1024 * 1024),
+    "MAX_ARCHIVE_FILES": env_int("REPORIFT_MAX_ARCHIVE_FILES", 20_000),
+    "MAX_ARCHIVE_BYTES": env_int("REPORIFT_MAX_ARCHIVE_BYTES", 500 * 1024 * 1024),
+    "MAX_COMPRESSION_RATIO": env_int("REPORIFT_MAX_COMPRESSION_RATIO", 200),
+    "GIT_TIMEOUT_S": env_int("REPORIFT_GIT_TIMEOUT_S", 300),
+    "EMBED_BATCH_UNITS": env_int("REPORIFT_EMBED_BATCH_UNITS", 256),
+    "MAX_WARNINGS_STORED": 500,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("REPORIFT_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "chromadb": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
+}
