@@ -56,7 +56,7 @@ class OnnxMiniLMEmbedder:
         self,
         *,
         max_tokens: int = 256,
-        batch_size: int = 32,
+        batch_size: int = 8,
         threads: int = 0,
         model_path: str | None = None,
         tokenizer_path: str | None = None,

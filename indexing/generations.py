@@ -16,9 +16,7 @@ def delete_file_versions(queryset: QuerySet[FileVersion]) -> int:
     version_ids = list(queryset.values_list("pk", flat=True))
     if not version_ids:
         return 0
-    unit_ids = CodeUnit.objects.filter(file_version_id__in=version_ids).values_list(
-        "pk", flat=True
-    )
+    unit_ids = CodeUnit.objects.filter(file_version_id__in=version_ids).values_list("pk", flat=True)
     get_vector_store().delete([str(pk) for pk in unit_ids])
     FileVersion.objects.filter(pk__in=version_ids).delete()
     return len(version_ids)
@@ -26,9 +24,7 @@ def delete_file_versions(queryset: QuerySet[FileVersion]) -> int:
 
 def discard_unpublished_versions(*, run: IndexRun) -> int:
     """Delete the file versions a run created that the active generation does not use."""
-    active = Repository.objects.values_list("active_run_id", flat=True).get(
-        pk=run.repository_id
-    )
+    active = Repository.objects.values_list("active_run_id", flat=True).get(pk=run.repository_id)
     orphans = FileVersion.objects.filter(created_by=run)
     if active is not None:
         orphans = orphans.exclude(runs=active)

@@ -103,9 +103,7 @@ def _walk(
             body = definition.child_by_field_name("body")
             if body is not None:
                 is_class = definition.type == "class_definition"
-                _walk(
-                    body, source, [*scope, unit.name], unit.qualname if is_class else None, out
-                )
+                _walk(body, source, [*scope, unit.name], unit.qualname if is_class else None, out)
         elif child.type == "expression_statement":
             lambda_unit = _named_lambda(child, source, scope, in_class)
             if lambda_unit is not None:
@@ -142,9 +140,13 @@ def _make_unit(
     kind = CLASS if is_class else (METHOD if in_class else FUNCTION)
     body = definition.child_by_field_name("body")
     header_end = body.start_byte if body is not None else definition.end_byte
-    signature = " ".join(
-        source[definition.start_byte : header_end].decode("utf-8", errors="replace").split()
-    ).rstrip(":").strip()
+    signature = (
+        " ".join(
+            source[definition.start_byte : header_end].decode("utf-8", errors="replace").split()
+        )
+        .rstrip(":")
+        .strip()
+    )
     return ParsedUnit(
         kind=kind,
         name=name,

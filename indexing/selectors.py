@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Subquery
 
 from indexing.models import CodeUnit, IndexRun, Repository
 
@@ -12,13 +12,22 @@ def repository_list() -> QuerySet[Repository]:
 
 
 def active_units(*, repository: Repository) -> QuerySet[CodeUnit]:
-    """The units of the generation that searches read (none before the first successful run)."""
-    if repository.active_run_id is None:
-        return CodeUnit.objects.none()
-    return CodeUnit.objects.filter(
-        repository=repository, file_version__runs=repository.active_run_id
-    )
+    """The units of the generation that searches read (none before the first successful run).
+
+    The active generation is read inside the same query rather than from `repository`, so a
+    caller holding an old instance still sees the generation that is active now."""
+    current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
+    return CodeUnit.objects.filter(repository=repository, file_version__runs=Subquery(current))
 
 
 def latest_run(*, repository: Repository) -> IndexRun | None:
     return repository.runs.order_by("-created_at", "-id").first()
+
+
+def units_by_vector_id(*, repository: Repository, vector_ids: list[str]) -> dict[str, CodeUnit]:
+    """Resolve store hits to units of the active generation. Ids of other generations (a run
+    still building, or leftovers of a crashed one) are dropped here, which is what keeps a
+    half-built generation invisible."""
+    pks = [int(v) for v in vector_ids if v.isdigit()]
+    units = active_units(repository=repository).filter(pk__in=pks)
+    return {unit.vector_id: unit for unit in units}

@@ -148,7 +148,7 @@ def index_run_execute(
         ).execute()
     except (SourceError, IndexingError) as exc:
         run_fail(run=run, error=str(exc))
-    except Exception as exc:  # noqa: BLE001 - any failure must leave the old generation serving
+    except Exception as exc:
         logger.exception("index run %s failed", run.pk)
         run_fail(run=run, error=f"{type(exc).__name__}: {exc}")
     finally:

@@ -252,9 +252,10 @@ def _extract_tar(archive: Path, target: Path, limits: SourceLimits) -> None:
 
 
 def _single_top_dir(target: Path) -> Path:
-    """GitHub-style archives wrap everything in one folder; index from inside it."""
+    """GitHub-style archives wrap everything in one folder; index from inside it. A lone folder
+    that is itself a package is kept, or its name would vanish from every path."""
     entries = [p for p in target.iterdir() if not p.name.startswith(".")]
-    if len(entries) == 1 and entries[0].is_dir():
+    if len(entries) == 1 and entries[0].is_dir() and not (entries[0] / "__init__.py").exists():
         return entries[0]
     return target
 

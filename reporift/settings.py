@@ -150,9 +150,7 @@ CHROMA_PORT = env_int("CHROMA_PORT", 8000)
 
 REPORIFT = {
     "EMBEDDER": {
-        "CLASS": os.environ.get(
-            "REPORIFT_EMBEDDER", "indexing.embedding.OnnxMiniLMEmbedder"
-        ),
+        "CLASS": os.environ.get("REPORIFT_EMBEDDER", "indexing.embedding.OnnxMiniLMEmbedder"),
         "OPTIONS": {"threads": env_int("REPORIFT_EMBED_THREADS", 0)},
     },
     "VECTOR_STORE": {

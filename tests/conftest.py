@@ -1,0 +1,132 @@
+"""Shared fixtures. Every test gets its own Chroma collection and work dir; the embedder is the
+real one, loaded once per session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+# Before Django reads its settings: keep test data out of the checkout's var/.
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="reporift-tests-"))
+os.environ.setdefault("REPORIFT_DATA_DIR", str(_SESSION_DIR / "data"))
+for _name in ("CELERY_BROKER_URL", "REDIS_URL", "CHROMA_HOST", "OPENAI_BASE_URL"):
+    os.environ.pop(_name, None)
+
+
+@pytest.fixture(autouse=True)
+def isolated_vector_store(settings, tmp_path):
+    from indexing.store import get_vector_store
+
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "VECTOR_STORE": {
+            "CLASS": "indexing.store.ChromaVectorStore",
+            "OPTIONS": {
+                "path": str(_SESSION_DIR / "chroma"),
+                "collection_prefix": f"t{uuid.uuid4().hex[:12]}",
+            },
+        },
+        "WORK_DIR": str(tmp_path / "work"),
+    }
+    get_vector_store.cache_clear()
+    yield
+    get_vector_store.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from indexing.embedding import get_embedder
+
+    return get_embedder()
+
+
+WriteRepo = Callable[[dict[str, str]], Path]
+
+
+@pytest.fixture
+def write_repo(tmp_path) -> WriteRepo:
+    """Write {relative path: source} into a fresh directory and return it."""
+    counter = iter(range(1000))
+
+    def write(files: dict[str, str]) -> Path:
+        root = tmp_path / f"repo{next(counter)}"
+        for relative, text in files.items():
+            target = root / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        return root
+
+    return write
+
+
+def git(root: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=True
+    )
+    return done.stdout.strip()
+
+
+def git_commit_all(root: Path, message: str = "commit") -> str:
+    if not (root / ".git").exists():
+        git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+SAMPLE_FILES = {
+    "shop/payments.py": '''
+import time
+
+
+def retry_http_call(send, attempts=3, backoff=0.5):
+    """Retry a failed HTTP call with exponential backoff."""
+    for attempt in range(attempts):
+        try:
+            return send()
+        except ConnectionError:
+            time.sleep(backoff * 2 ** attempt)
+    raise RuntimeError("gave up")
+
+
+class PaymentGateway:
+    """Charges credit cards through the payment provider."""
+
+    def charge(self, amount_cents, card_token):
+        """Charge a card and return the transaction id."""
+        return retry_http_call(lambda: self._post("/charge", amount_cents, card_token))
+
+    def _post(self, path, *args):
+        raise ConnectionError(path)
+''',
+    "shop/text.py": '''
+def slugify_title(title):
+    """Turn a title into a URL slug: lowercase words joined by hyphens."""
+    return "-".join(title.lower().split())
+
+
+def parse_csv_line(line, sep=","):
+    """Split one CSV line into stripped fields."""
+    return [field.strip() for field in line.split(sep)]
+''',
+    "tests/test_text.py": """
+from shop.text import slugify_title
+
+
+def test_slugify_title():
+    assert slugify_title("Hello World") == "hello-world"
+""",
+}

@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from indexing.embedding import EmbedderUnavailable, OnnxMiniLMEmbedder
+from tests.contracts import EmbedderContract
+
+
+class TestOnnxMiniLMEmbedder(EmbedderContract):
+    @pytest.fixture
+    def embedder_backend(self, embedder):
+        return embedder
+
+    def test_is_the_default(self, embedder):
+        assert isinstance(embedder, OnnxMiniLMEmbedder)
+        assert embedder.dimension == 384
+
+    def test_meaning_not_spelling(self, embedder):
+        query, related, unrelated = embedder.embed(
+            [
+                "retry a failed http request",
+                "def fetch_with_retries(url):\n    for attempt in range(3):\n"
+                "        try:\n            return requests.get(url)\n"
+                "        except ConnectionError:\n            continue",
+                "def slugify(title):\n    return '-'.join(title.lower().split())",
+            ]
+        )
+        assert float(query @ related) > float(query @ unrelated) + 0.1
+
+    def test_paraphrase_beats_topic_neighbour(self, embedder):
+        a, paraphrase, neighbour = embedder.embed(
+            [
+                "A man is eating food.",
+                "A man is eating a piece of bread.",
+                "A man is riding a horse.",
+            ]
+        )
+        assert float(a @ paraphrase) > float(a @ neighbour) + 0.2
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(EmbedderUnavailable, match="not found"):
+        OnnxMiniLMEmbedder(model_path=str(tmp_path / "missing.onnx"))
+
+
+def test_deterministic(embedder):
+    first = embedder.embed(["parse a configuration file"])
+    second = embedder.embed(["parse a configuration file"])
+    assert np.array_equal(first, second)

@@ -1,0 +1,155 @@
+from indexing.parsing import CLASS, FUNCTION, METHOD, parse_source
+
+TRICKY = b'''
+import functools
+
+
+@functools.lru_cache(maxsize=None)
+@staticmethod
+def cached(x):
+    """Cached thing.
+
+    More detail here.
+    """
+    return compute(x).value
+
+
+class Outer(Base, metaclass=Meta):
+    "Outer docstring."
+
+    class Inner:
+        def deep(self):
+            def helper():
+                return inner_call()
+            return helper()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def fetch(self, url, *, timeout=3):
+        async with session() as s:
+            return await s.get(url)
+
+    square = lambda self, v: v * v
+
+
+async def top_level_async():
+    pass
+
+
+handler = lambda event: dispatch(event)
+
+if TYPE_CHECKING:
+    def only_for_types(): ...
+'''
+
+
+def by_qualname(source: bytes):
+    return {u.qualname: u for u in parse_source(source).units}
+
+
+def test_every_unit_kind_and_qualname():
+    units = by_qualname(TRICKY)
+    assert set(units) == {
+        "cached",
+        "Outer",
+        "Outer.Inner",
+        "Outer.Inner.deep",
+        "Outer.Inner.deep.helper",
+        "Outer.name",
+        "Outer.fetch",
+        "Outer.square",
+        "top_level_async",
+        "handler",
+        "only_for_types",
+    }
+    assert units["cached"].kind == FUNCTION
+    assert units["Outer"].kind == CLASS
+    assert units["Outer.Inner"].kind == CLASS
+    assert units["Outer.Inner"].class_name == "Outer"
+    assert units["Outer.Inner.deep"].kind == METHOD
+    assert units["Outer.Inner.deep"].class_name == "Outer.Inner"
+    assert units["Outer.Inner.deep.helper"].kind == FUNCTION
+    assert units["Outer.Inner.deep.helper"].parent_qualname == "Outer.Inner.deep"
+    assert units["Outer.square"].kind == METHOD
+    assert units["handler"].kind == FUNCTION
+
+
+def test_decorators_lines_signature_docstring():
+    units = by_qualname(TRICKY)
+    cached = units["cached"]
+    assert cached.decorators == ("functools.lru_cache(maxsize=None)", "staticmethod")
+    # The span starts at the first decorator and the code includes it.
+    assert cached.start_line == 5
+    assert cached.end_line == 12
+    assert cached.code.startswith("@functools.lru_cache")
+    assert cached.signature == "def cached(x)"
+    assert cached.docstring == "Cached thing.\n\nMore detail here."
+    assert units["Outer"].docstring == "Outer docstring."
+    assert units["Outer"].signature == "class Outer(Base, metaclass=Meta)"
+    assert units["Outer.name"].signature == "def name(self) -> str"
+
+
+def test_async_and_calls():
+    units = by_qualname(TRICKY)
+    assert units["Outer.fetch"].is_async
+    assert units["top_level_async"].is_async
+    assert not units["cached"].is_async
+    assert units["cached"].calls == ("compute",)
+    assert set(units["Outer.fetch"].calls) == {"session", "get"}
+    # A nested function's calls belong to it, not to the function that encloses it.
+    assert units["Outer.Inner.deep"].calls == ("helper",)
+    assert units["Outer.Inner.deep.helper"].calls == ("inner_call",)
+    assert units["handler"].calls == ("dispatch",)
+    assert units["handler"].signature == "handler = lambda event"
+
+
+def test_syntax_errors_recover_what_parses():
+    source = b"""
+def good_before(a):
+    return a + 1
+
+def broken(:
+    pass
+
+class StillThere:
+    def method(self):
+        return 42
+"""
+    parsed = parse_source(source)
+    assert parsed.has_errors
+    assert 5 in parsed.error_lines
+    names = {u.qualname for u in parsed.units}
+    assert {"good_before", "StillThere", "StillThere.method"} <= names
+
+
+def test_python2_file_yields_all_its_units():
+    # tree-sitter-python still understands Python 2 statements, so nothing is lost.
+    source = b"""
+def legacy(x):
+    try:
+        return 0777 + long(x)
+    except ValueError, e:
+        raise e, None
+    print "value", `x`
+
+def modern(y):
+    return y * 2
+"""
+    units = by_qualname(source)
+    assert set(units) == {"legacy", "modern"}
+    assert units["legacy"].end_line == 7
+
+
+def test_non_utf8_bytes_are_flagged_and_replaced():
+    parsed = parse_source(b"def latin():\n    return '\xe9t\xe9'\n")
+    assert parsed.decoded_with_replacement
+    (unit,) = parsed.units
+    assert unit.qualname == "latin"
+    assert "\ufffd" in unit.code
+
+
+def test_empty_and_comment_only_files():
+    assert parse_source(b"").units == []
+    assert parse_source(b"# nothing here\n").units == []
