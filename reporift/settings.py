@@ -159,7 +159,8 @@ REPORIFT = {
             {"host": CHROMA_HOST, "port": CHROMA_PORT}
             if CHROMA_HOST
             else {"path": str(DATA_DIR / "chroma")}
-        ),
+        )
+        | {"collection_prefix": os.environ.get("REPORIFT_CHROMA_COLLECTION_PREFIX", "reporift")},
     },
     # How a unit becomes the text that is embedded; see indexing.unit_text.
     "EMBED_TEXT": os.environ.get("REPORIFT_EMBED_TEXT", "default"),

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-# Before Django reads its settings: keep test data out of the checkout's var/.
-_SESSION_DIR = Path(tempfile.mkdtemp(prefix="reporift-tests-"))
-os.environ.setdefault("REPORIFT_DATA_DIR", str(_SESSION_DIR / "data"))
-for _name in ("CELERY_BROKER_URL", "REDIS_URL", "CHROMA_HOST", "OPENAI_BASE_URL"):
-    os.environ.pop(_name, None)
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +21,7 @@ def isolated_vector_store(settings, tmp_path):
         "VECTOR_STORE": {
             "CLASS": "indexing.store.ChromaVectorStore",
             "OPTIONS": {
-                "path": str(_SESSION_DIR / "chroma"),
+                "path": str(settings.TEST_SESSION_DIR / "chroma"),
                 "collection_prefix": f"t{uuid.uuid4().hex[:12]}",
             },
         },

@@ -1,0 +1,72 @@
+"""Helpers shared by the benchmarks: an isolated Django set-up and the BENCHMARKS.md writer."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+
+
+def setup_django(data_dir: str | None = None) -> Path:
+    """Configure Django against a fresh data dir, so a benchmark never touches `var/`."""
+    data = Path(data_dir or tempfile.mkdtemp(prefix="reporift-bench-"))
+    os.environ["REPORIFT_DATA_DIR"] = str(data)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
+    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CHROMA_HOST"):
+        os.environ.pop(name, None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return data
+
+
+def package_dir(name: str) -> Path:
+    import importlib
+
+    # Import rather than find_spec: some packages (kombu) replace their module object.
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise SystemExit(f"package {name!r} is not installed") from exc
+    return Path(module.__file__).parent
+
+
+def machine_line() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        model = next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
+        cpu = model
+    except (OSError, StopIteration):
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {date.today()}"
+
+
+def write_section(name: str, body: str) -> None:
+    """Replace the section between `<!-- BEGIN name -->` and `<!-- END name -->` (or append)."""
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
+    block = f"{begin}\n{body.strip()}\n{end}"
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    text = pattern.sub(lambda _: block, text) if pattern.search(text) else f"{text}\n{block}\n"
+    DOC.write_text(text)
+
+
+def run_module(module: str, *args: str) -> None:
+    """Each benchmark runs in its own process: peak memory is then its own."""
+    subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, check=True)

@@ -1,0 +1,10 @@
+"""`make bench`: every benchmark, each in its own process, each rewriting its own section of
+docs/BENCHMARKS.md."""
+
+from benchmarks.common import run_module
+
+BENCHMARKS = ["benchmarks.indexing"]
+
+if __name__ == "__main__":
+    for module in BENCHMARKS:
+        run_module(module)
