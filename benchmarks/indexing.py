@@ -82,7 +82,8 @@ def main() -> None:
     for r in rows:
         lines.append(
             f"| {r['name']} | {r['files']} | {r['units']} | {r['full_s']:.1f} s "
-            f"| {r['pipeline_ups']:.1f} | {r['raw_ups']:.1f} | {r['pipeline_ups'] / r['raw_ups']:.2f} "
+            f"| {r['pipeline_ups']:.1f} | {r['raw_ups']:.1f} "
+            f"| {r['pipeline_ups'] / r['raw_ups']:.2f} "
             f"| {r['noop_s']:.2f} s ({r['noop_reused']} files reused) |"
         )
     lines += [

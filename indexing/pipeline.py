@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from indexing.embedding import get_embedder
 from indexing.generations import collect_garbage, delete_file_versions
+from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, FileVersion, IndexRun
 from indexing.parsing import parse_source
 from indexing.sources import Source, SourceFileEntry, iter_python_files
@@ -207,11 +208,15 @@ class IndexPipeline:
     def _switch(self, version_ids: list[int]) -> None:
         self._progress(phase=IndexRun.Phase.SWITCHING, force=True)
         through = IndexRun.file_versions.through
+        # Membership rows are invisible until active_run points at this run, so they and the
+        # lexical index can be written before the switch: the first query after it is fast.
+        through.objects.bulk_create(
+            [through(indexrun_id=self.run.pk, fileversion_id=pk) for pk in version_ids],
+            batch_size=2000,
+        )
+        lexical_index_for_run(self.run.pk)
+        previous_run_id = self.repository.active_run_id
         with transaction.atomic():
-            through.objects.bulk_create(
-                [through(indexrun_id=self.run.pk, fileversion_id=pk) for pk in version_ids],
-                batch_size=2000,
-            )
             self.run.units_total = CodeUnit.objects.filter(
                 file_version_id__in=self.run.file_versions.values("pk")
             ).count()
@@ -223,6 +228,8 @@ class IndexPipeline:
             self.repository.save(update_fields=["active_run"])
         # Only after the switch has committed may the old generation's leftovers go.
         removed = collect_garbage(repository=self.repository)
+        if previous_run_id is not None:
+            drop_lexical_index(previous_run_id)
         logger.info(
             "run %s: %d files (%d reused, %d parsed), %d units embedded, %d old versions removed",
             self.run.pk,

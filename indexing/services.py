@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
+import uuid
 from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.core.files.uploadedfile import UploadedFile
+from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
 from indexing.generations import discard_unpublished_versions
+from indexing.lexical import drop_lexical_index
 from indexing.models import IndexRun, Repository
 from indexing.pipeline import IndexPipeline
 from indexing.sources import (
@@ -115,7 +119,52 @@ def index_run_start(*, repository: Repository, enqueue: bool = True) -> IndexRun
 def _enqueue(run_id: int) -> None:
     from indexing.tasks import index_run_task
 
-    index_run_task.delay(run_id)
+    if settings.CELERY_TASK_ALWAYS_EAGER and settings.REPORIFT["EAGER_IN_THREAD"]:
+        # No broker: run beside the web request instead of inside it, so the page answers at
+        # once and shows progress. (A CLI caller executes the run itself.)
+        threading.Thread(
+            target=_run_eagerly, args=(run_id,), name=f"index-run-{run_id}", daemon=True
+        ).start()
+    else:
+        index_run_task.delay(run_id)
+
+
+def _run_eagerly(run_id: int) -> None:
+    from indexing.tasks import index_run_task
+
+    try:
+        index_run_task.apply(args=(run_id,))
+    finally:
+        connections.close_all()
+
+
+def repository_create_from_upload(
+    *, name: str, upload: UploadedFile, owner=None, is_public: bool = True
+) -> Repository:
+    """Store an uploaded archive under the data dir and create its repository."""
+    limit = settings.REPORIFT["MAX_UPLOAD_BYTES"]
+    if upload.size is not None and upload.size > limit:
+        raise IndexingError(f"the archive is {upload.size} bytes; the limit is {limit}")
+    suffix = "".join(PurePath(upload.name or "upload").suffixes[-2:]).lower()
+    if suffix not in (".zip", ".tar.gz", ".tgz", ".tar"):
+        raise IndexingError("upload a .zip, .tar.gz, .tgz or .tar archive")
+    directory = Path(settings.MEDIA_ROOT) / "archives"
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{uuid.uuid4().hex}{suffix}"
+    with open(target, "wb") as out:
+        for chunk in upload.chunks():
+            out.write(chunk)
+    try:
+        return repository_create(
+            name=name,
+            source=str(target),
+            source_kind=Repository.SourceKind.ARCHIVE,
+            owner=owner,
+            is_public=is_public,
+        )
+    except Exception:
+        target.unlink(missing_ok=True)
+        raise
 
 
 def _fail_stale_runs(*, repository: Repository) -> None:
@@ -168,5 +217,11 @@ def run_fail(*, run: IndexRun, error: str) -> None:
 
 
 def repository_delete(*, repository: Repository) -> None:
+    run_ids = list(repository.runs.values_list("pk", flat=True))
+    archive = Path(repository.source) if repository.source_kind == "archive" else None
     get_vector_store().delete_repository(repository.pk)
     repository.delete()
+    for run_id in run_ids:
+        drop_lexical_index(run_id)
+    if archive is not None and archive.is_relative_to(Path(settings.MEDIA_ROOT)):
+        archive.unlink(missing_ok=True)

@@ -172,6 +172,19 @@ REPORIFT = {
     "GIT_TIMEOUT_S": env_int("REPORIFT_GIT_TIMEOUT_S", 300),
     "EMBED_BATCH_UNITS": env_int("REPORIFT_EMBED_BATCH_UNITS", 256),
     "MAX_WARNINGS_STORED": 500,
+    "MAX_UPLOAD_BYTES": env_int("REPORIFT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024),
+    # Without a broker, runs started from the web execute in a background thread.
+    "EAGER_IN_THREAD": env_bool("REPORIFT_EAGER_IN_THREAD", True),
+    "SEARCH": {
+        # Hits each stream contributes (S1 and S4 at least k). The paper uses 3 for S1/S2.
+        "DEPTH": {"S1": 30, "S2": 3, "S3": 1, "S4": 30, "S5": 10},
+        # Reciprocal-rank-fusion weights per stream; see docs/BENCHMARKS.md for how they were set.
+        "WEIGHTS": {"S1": 1.0, "S2": 0.5, "S3": 0.5, "S4": 0.5, "S5": 0.5},
+        "RRF_K": 60,
+        "CANDIDATES": 30,  # size of the fused candidate set handed to the reranker (full mode)
+        "MAX_K": 100,
+        "MAX_QUERY_CHARS": 1000,
+    },
 }
 
 LOGGING = {

@@ -5,5 +5,8 @@ from search import views
 app_name = "search"
 urlpatterns = [
     path("", views.home, name="home"),
+    path("search/", views.search_page, name="search"),
+    path("code.css", views.code_css, name="code_css"),
+    path("repos/new/", views.repository_new, name="repository_new"),
     path("repos/<slug:name>/progress/", views.run_progress, name="run_progress"),
 ]

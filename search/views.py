@@ -1,14 +1,61 @@
-from django.shortcuts import get_object_or_404, render
+import logging
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
 
 from indexing.models import Repository
 from indexing.selectors import latest_run, repository_list
+from indexing.services import (
+    IndexingError,
+    index_run_start,
+    repository_create,
+    repository_create_from_upload,
+)
+from search.forms import IndexRepositoryForm, SearchForm
+from search.highlight import stylesheet
+from search.presenters import result_for_page
+from search.services import SearchError, search
+from search.vector_errors import search_unavailable_message
+
+logger = logging.getLogger(__name__)
 
 
 def home(request):
     repositories = [
         {"repository": r, "latest_run": latest_run(repository=r)} for r in repository_list()
     ]
-    return render(request, "search/home.html", {"repositories": repositories})
+    return render(request, "search/home.html", {"repositories": repositories, "form": SearchForm()})
+
+
+def search_page(request):
+    form = SearchForm(request.GET or None)
+    context = {"form": form, "response": None, "results": [], "error": ""}
+    if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
+        data = form.cleaned_data
+        try:
+            response = search(
+                repository=data["repo"],
+                query=data["q"],
+                k=data.get("k") or 10,
+                mode=data.get("mode") or "fast",
+                filters=form.filters(),
+            )
+            context["response"] = response
+            context["results"] = [result_for_page(r) for r in response.results]
+        except SearchError as exc:
+            context["error"] = str(exc)
+        except Exception as exc:  # the store or model is down: say so, keep the page
+            logger.exception("search failed")
+            context["error"] = search_unavailable_message(exc)
+    return render(request, "search/search.html", context)
+
+
+def code_css(request):
+    return HttpResponse(stylesheet(), content_type="text/css")
 
 
 def run_progress(request, name: str):
@@ -18,3 +65,35 @@ def run_progress(request, name: str):
         "search/_run_progress.html",
         {"repository": repository, "run": latest_run(repository=repository)},
     )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def repository_new(request):
+    form = IndexRepositoryForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            if data.get("archive"):
+                repository = repository_create_from_upload(
+                    name=data["name"],
+                    upload=data["archive"],
+                    owner=request.user,
+                    is_public=data["is_public"],
+                )
+            else:
+                repository = repository_create(
+                    name=data["name"],
+                    source=data["git_url"],
+                    source_kind=Repository.SourceKind.GIT,
+                    ref=data.get("ref") or "",
+                    owner=request.user,
+                    is_public=data["is_public"],
+                )
+        except (IndexingError, ValidationError) as exc:
+            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        else:
+            index_run_start(repository=repository)
+            messages.success(request, f"Indexing {repository.name} started.")
+            return redirect("search:home")
+    return render(request, "search/repository_new.html", {"form": form})

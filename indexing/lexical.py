@@ -1,0 +1,140 @@
+"""The lexical (BM25) index of a generation, built with bm25s.
+
+Code is tokenised into words the way a person reads it: `parseConfigFile` and `parse_config_file`
+both become `parse config file`, so a plain-language query meets identifiers. One index per
+generation, built on first use (or right after an index run), kept in memory for the few most
+recent generations and saved beside the data so that a restarted process loads instead of
+rebuilding.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import numpy as np
+from django.conf import settings
+
+from indexing.unit_text import identifier_words
+
+logger = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# Words that carry no meaning in either a question or code.
+STOPWORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "who", "why", "with", "we", "do", "does", "our", "my", "you", "your", "can", "self", "cls", "none", "true", "false", "return", "def", "class", "import", "pass"]
+)
+_MAX_CACHED = 8
+
+
+def tokenize(text: str) -> list[str]:
+    tokens: list[str] = []
+    for match in _WORD.finditer(text):
+        for word in identifier_words(match.group()):
+            if len(word) > 1 and word not in STOPWORDS:
+                tokens.append(word)
+    return tokens
+
+
+def unit_tokens(path: str, qualname: str, docstring: str, code: str) -> list[str]:
+    # The name counts twice: it is the densest summary of what a unit does.
+    name = tokenize(qualname)
+    return name + name + tokenize(path.removesuffix(".py")) + tokenize(docstring) + tokenize(code)
+
+
+@dataclass
+class LexicalIndex:
+    unit_ids: np.ndarray  # CodeUnit primary keys, in index order
+    retriever: bm25s.BM25
+
+    def search(
+        self, query: str, *, n: int, mask: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """Top `n` (unit id, BM25 score) with a positive score; `mask` (0/1 per unit) filters."""
+        tokens = tokenize(query)
+        if not tokens or len(self.unit_ids) == 0:
+            return []
+        scores = self.retriever.get_scores(tokens)
+        if mask is not None:
+            scores = scores * mask
+        n = min(n, len(scores))
+        top = np.argpartition(-scores, n - 1)[:n]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(self.unit_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
+
+
+_cache: OrderedDict[int, LexicalIndex] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _directory(run_id: int) -> Path:
+    return Path(settings.DATA_DIR) / "lexical" / f"run-{run_id}"
+
+
+def lexical_index_for_run(run_id: int) -> LexicalIndex:
+    with _lock:
+        if run_id in _cache:
+            _cache.move_to_end(run_id)
+            return _cache[run_id]
+        index = _load(run_id) or _build(run_id)
+        _cache[run_id] = index
+        while len(_cache) > _MAX_CACHED:
+            _cache.popitem(last=False)
+        return index
+
+
+def _load(run_id: int) -> LexicalIndex | None:
+    directory = _directory(run_id)
+    ids_file = directory / "unit_ids.npy"
+    if not ids_file.exists():
+        return None
+    try:
+        return LexicalIndex(np.load(ids_file), bm25s.BM25.load(str(directory)))
+    except Exception:  # a half-written or old-format index: rebuild it
+        logger.warning("could not load lexical index of run %s; rebuilding", run_id)
+        return None
+
+
+def _build(run_id: int) -> LexicalIndex:
+    from indexing.models import CodeUnit
+
+    rows = (
+        CodeUnit.objects.filter(file_version__runs=run_id)
+        .order_by("pk")
+        .values_list("pk", "path", "qualname", "docstring", "code")
+    )
+    ids: list[int] = []
+    corpus: list[list[str]] = []
+    for pk, path, qualname, docstring, code in rows.iterator(chunk_size=2000):
+        ids.append(pk)
+        corpus.append(unit_tokens(path, qualname, docstring, code))
+    retriever = bm25s.BM25()
+    if corpus:
+        retriever.index(corpus, show_progress=False)
+    index = LexicalIndex(np.array(ids, dtype=np.int64), retriever)
+    if corpus:
+        _save(run_id, index)
+    return index
+
+
+def _save(run_id: int, index: LexicalIndex) -> None:
+    directory = _directory(run_id)
+    partial = directory.with_name(directory.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    index.retriever.save(str(partial))
+    np.save(partial / "unit_ids.npy", index.unit_ids)
+    shutil.rmtree(directory, ignore_errors=True)
+    partial.rename(directory)  # readers see a whole index or none
+
+
+def drop_lexical_index(run_id: int) -> None:
+    with _lock:
+        _cache.pop(run_id, None)
+    shutil.rmtree(_directory(run_id), ignore_errors=True)

@@ -1,0 +1,46 @@
+from django import forms
+
+from indexing.models import CodeUnit, Repository
+from search.services import MODES, SearchFilters
+
+
+class SearchForm(forms.Form):
+    repo = forms.ModelChoiceField(
+        queryset=Repository.objects.filter(active_run__isnull=False),
+        to_field_name="name",
+        empty_label=None,
+    )
+    q = forms.CharField(max_length=1000, required=False, strip=True)
+    mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="fast", required=False)
+    k = forms.IntegerField(min_value=1, max_value=100, initial=10, required=False)
+    path = forms.CharField(max_length=500, required=False, strip=True)
+    kind = forms.MultipleChoiceField(choices=CodeUnit.Kind.choices, required=False)
+    exclude_tests = forms.BooleanField(required=False)
+
+    def filters(self) -> SearchFilters:
+        data = self.cleaned_data
+        return SearchFilters(
+            path=data.get("path") or "",
+            kinds=tuple(data.get("kind") or ()),
+            exclude_tests=bool(data.get("exclude_tests")),
+        )
+
+
+class IndexRepositoryForm(forms.Form):
+    name = forms.SlugField(max_length=100)
+    git_url = forms.CharField(max_length=1000, required=False, label="Git URL")
+    ref = forms.CharField(max_length=200, required=False, label="Branch, tag or commit")
+    archive = forms.FileField(required=False, help_text=".zip, .tar.gz or .tgz")
+    is_public = forms.BooleanField(required=False, initial=True)
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if Repository.objects.filter(name=name).exists():
+            raise forms.ValidationError("a repository with this name exists")
+        return name
+
+    def clean(self):
+        data = super().clean()
+        if bool(data.get("git_url")) == bool(data.get("archive")):
+            raise forms.ValidationError("give either a git URL or an archive, not both")
+        return data

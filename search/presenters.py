@@ -1,0 +1,49 @@
+"""Search results as plain data: one shape for the CLI's JSON, the API and the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from search.highlight import highlight_unit
+from search.services import SearchResponse, SearchResult
+
+
+def result_as_dict(result: SearchResult) -> dict[str, Any]:
+    """The result fields of the command-line contract in DESIGN.md, in its order."""
+    unit = result.unit
+    return {
+        "rank": result.rank,
+        "path": unit.path,
+        "qualname": unit.qualname,
+        "kind": unit.kind,
+        "start_line": unit.start_line,
+        "end_line": unit.end_line,
+        "score": round(result.score, 6),
+        "streams": result.streams,
+    }
+
+
+def result_for_api(result: SearchResult) -> dict[str, Any]:
+    return {
+        **result_as_dict(result),
+        "signature": result.unit.signature,
+        "docstring": result.unit.docstring,
+        "reason": result.reason,
+        "code": result.unit.code,
+    }
+
+
+def response_for_api(response: SearchResponse) -> dict[str, Any]:
+    return {
+        "query": response.query,
+        "mode": response.mode,
+        "mode_used": response.mode_used,
+        "notices": response.notices,
+        "timings_ms": response.timings_ms,
+        "results": [result_for_api(r) for r in response.results],
+    }
+
+
+def result_for_page(result: SearchResult) -> dict[str, Any]:
+    html, cut = highlight_unit(result.unit.code, result.unit.start_line)
+    return {"result": result, "unit": result.unit, "code_html": html, "code_cut": cut}

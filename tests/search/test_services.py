@@ -1,0 +1,158 @@
+import pytest
+
+from indexing.lexical import lexical_index_for_run, tokenize
+from indexing.store import get_vector_store
+from search import streams as S
+from search.services import SearchError, SearchFilters, is_test_path, search
+
+pytestmark = pytest.mark.django_db
+
+
+def top(response):
+    return [r.unit.qualname for r in response.results]
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("where do we retry failed HTTP calls?", "retry_http_call"),
+        ("charge a credit card", "PaymentGateway.charge"),
+        ("turn a title into a url slug", "slugify_title"),
+        ("split a CSV line into fields", "parse_csv_line"),
+    ],
+)
+def test_fast_mode_ranks_the_obvious_function_first(shop, query, expected):
+    response = search(repository=shop, query=query, k=5)
+    assert top(response)[0] == expected
+    assert response.mode_used == "fast"
+    assert set(response.timings_ms) >= {"S1", "S4", "fusion", "total"}
+
+
+def test_each_result_knows_its_streams(shop):
+    response = search(repository=shop, query="retry http call backoff", k=7)
+    first = response.results[0]
+    assert first.streams == ["S1", "S4"] and first.rank == 1
+    assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
+
+
+def test_query_stream_alone(shop, embedder):
+    ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=get_vector_store())
+    result = S.query_stream(ctx, "charge a credit card", depth=3)
+    assert result.name == "S1" and not result.error and result.latency_ms > 0
+    scores = [score for _, score in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_lexical_stream_alone(shop):
+    index = lexical_index_for_run(shop.active_run_id)
+    result = S.lexical_stream(index, "csv line", depth=3)
+    from indexing.models import CodeUnit
+
+    assert CodeUnit.objects.get(pk=result.hits[0][0]).qualname == "parse_csv_line"
+    assert S.lexical_stream(index, "the of and", depth=3).hits == []  # only stopwords
+
+
+def test_tokenizer_splits_identifiers():
+    assert tokenize("def parseConfigFile(self, raw_http_body): return HTTPRetry") == [
+        "parse",
+        "config",
+        "file",
+        "raw",
+        "http",
+        "body",
+        "http",
+        "retry",
+    ]
+
+
+def test_generated_code_and_component_streams(shop, embedder):
+    ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=get_vector_store())
+    code = "def make_slug(title):\n    return '-'.join(title.lower().split())"
+    s2 = S.generated_code_stream(ctx, code, depth=3)
+    from indexing.models import CodeUnit
+
+    assert CodeUnit.objects.get(pk=s2.hits[0][0]).qualname == "slugify_title"
+    kinds = {CodeUnit.objects.get(pk=u).kind for u, _ in s2.hits}
+    assert "class" in kinds  # classes are searched too
+    s3 = S.component_functions_stream(ctx, [code, "def charge_card(amount): ..."], depth=1)
+    assert {CodeUnit.objects.get(pk=u).qualname for u, _ in s3.hits} == {
+        "slugify_title",
+        "PaymentGateway.charge",
+    }
+
+
+def test_a_broken_stream_reports_instead_of_raising(shop, embedder):
+    class BrokenStore:
+        def query(self, *args, **kwargs):
+            raise ConnectionError("store down")
+
+    ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=BrokenStore())
+    result = S.query_stream(ctx, "anything", depth=3)
+    assert result.hits == [] and "store down" in result.error
+
+
+@pytest.mark.parametrize(
+    "filters, allowed",
+    [
+        (SearchFilters(kinds=("class",)), {"PaymentGateway"}),
+        (SearchFilters(path="shop/text.py"), {"slugify_title", "parse_csv_line"}),
+        (
+            SearchFilters(path="*/payments.py", kinds=("method",)),
+            {"PaymentGateway.charge", "PaymentGateway._post"},
+        ),
+    ],
+)
+def test_filters(shop, filters, allowed):
+    response = search(repository=shop, query="slug title", k=10, filters=filters)
+    assert set(top(response)) == allowed
+
+
+def test_exclude_tests(shop):
+    with_tests = top(search(repository=shop, query="test slugify title", k=10))
+    without = top(
+        search(
+            repository=shop,
+            query="test slugify title",
+            k=10,
+            filters=SearchFilters(exclude_tests=True),
+        )
+    )
+    assert "test_slugify_title" in with_tests and "test_slugify_title" not in without
+
+
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("tests/test_x.py", True),
+        ("pkg/tests/helpers.py", True),
+        ("pkg/test_y.py", True),
+        ("pkg/y_test.py", True),
+        ("conftest.py", True),
+        ("pkg/testimony.py", False),
+        ("pkg/contest.py", False),
+    ],
+)
+def test_is_test_path(path, expected):
+    assert is_test_path(path) is expected
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"query": "  "}, "empty"),
+        ({"query": "x" * 1001}, "longer"),
+        ({"query": "x", "k": 0}, "k must"),
+        ({"query": "x", "mode": "turbo"}, "mode must"),
+    ],
+)
+def test_bad_requests(shop, kwargs, message):
+    with pytest.raises(SearchError, match=message):
+        search(repository=shop, **kwargs)
+
+
+def test_unindexed_repository(db, write_repo):
+    from indexing.services import repository_create
+
+    repository = repository_create(name="empty", source=str(write_repo({"a.py": ""})))
+    with pytest.raises(SearchError, match="no finished index"):
+        search(repository=repository, query="anything")
