@@ -15,7 +15,7 @@ def test_search_page_shows_ranked_highlighted_results(client, shop):
     assert page.index('data-qualname="retry_http_call"') < page.index(
         'data-qualname="PaymentGateway.charge"'
     )
-    assert "shop/payments.py:5–12" in page
+    assert "shop/payments.py:5\u201312" in page
     assert 'class="linenos"' in page and ">5<" in page  # line numbers start at the unit's line
     assert '<span class="stream">S1</span>' in page
 
