@@ -9,7 +9,7 @@ PORT ?= 8000
 # The demo repository: the source of a third-party package that the install itself brings.
 DEMO_PACKAGE ?= requests
 
-.PHONY: setup run demo test test-fast lint bench clean
+.PHONY: setup run demo browser test test-fast lint bench clean
 
 $(STAMP): pyproject.toml requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,11 @@ run: demo
 	@echo "RepoRift on http://$(HOST):$(PORT)/"
 	$(VENV)/bin/gunicorn reporift.wsgi:application --bind $(HOST):$(PORT) --workers 1 --threads 8 --timeout 600 --access-logfile -
 
-test: $(STAMP)
+# The browser test drives Debian's Chromium; Playwright's own browser download does not work here.
+browser:
+	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+
+test: $(STAMP) browser
 	$(PY) -m pytest
 
 test-fast: $(STAMP)

@@ -7,6 +7,7 @@ losing the whole file.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -73,6 +74,16 @@ def _error_nodes(node: Node) -> Iterator[Node]:
     for child in node.children:
         if child.has_error or child.is_error or child.is_missing:
             yield from _error_nodes(child)
+
+
+def _unit_code(node: Node, source: bytes) -> str:
+    """The unit's source, dedented: a method's body lines then line up with its `def`."""
+    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+    indent = source[line_start : node.start_byte]
+    text = _text(node, source)
+    if not indent or indent.strip():
+        return text  # at column 0, or preceded by code on the same line: keep as written
+    return textwrap.dedent(indent.decode("utf-8", errors="replace") + text)
 
 
 def _text(node: Node | None, source: bytes) -> str:
@@ -155,7 +166,7 @@ def _make_unit(
         end_line=outer.end_point[0] + 1,
         signature=signature,
         docstring=_docstring(body, source),
-        code=_text(outer, source),
+        code=_unit_code(outer, source),
         parent_qualname=".".join(scope),
         class_name=in_class or "",
         decorators=decorators,
@@ -185,7 +196,7 @@ def _named_lambda(
         end_line=statement.end_point[0] + 1,
         signature=f"{name} = lambda {params}".rstrip(),
         docstring="",
-        code=_text(statement, source),
+        code=_unit_code(statement, source),
         parent_qualname=".".join(scope),
         class_name=in_class or "",
         calls=_called_names(value, source),

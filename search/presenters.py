@@ -33,6 +33,12 @@ def result_for_api(result: SearchResult) -> dict[str, Any]:
     }
 
 
+def stage_timings(response: SearchResponse) -> str:
+    return ", ".join(
+        f"{stage} {ms:.1f}" for stage, ms in response.timings_ms.items() if stage != "total"
+    )
+
+
 def response_for_api(response: SearchResponse) -> dict[str, Any]:
     return {
         "query": response.query,

@@ -17,7 +17,7 @@ from indexing.services import (
 )
 from search.forms import IndexRepositoryForm, SearchForm
 from search.highlight import stylesheet
-from search.presenters import result_for_page
+from search.presenters import result_for_page, stage_timings
 from search.services import SearchError, search
 from search.vector_errors import search_unavailable_message
 
@@ -46,6 +46,7 @@ def search_page(request):
             )
             context["response"] = response
             context["results"] = [result_for_page(r) for r in response.results]
+            context["stage_timings"] = stage_timings(response)
         except SearchError as exc:
             context["error"] = str(exc)
         except Exception as exc:  # the store or model is down: say so, keep the page

@@ -153,3 +153,9 @@ def test_non_utf8_bytes_are_flagged_and_replaced():
 def test_empty_and_comment_only_files():
     assert parse_source(b"").units == []
     assert parse_source(b"# nothing here\n").units == []
+
+
+def test_method_code_is_dedented():
+    units = by_qualname(TRICKY)
+    assert units["Outer.name"].code == "@property\ndef name(self) -> str:\n    return self._name"
+    assert units["Outer.Inner.deep"].code.splitlines()[1] == "    def helper():"
