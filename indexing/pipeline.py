@@ -68,6 +68,7 @@ class IndexPipeline:
         self.warnings: list[str] = []
         self._last_progress = 0.0
         self.embedder = get_embedder()
+        self._paths_are_words = self.repository.source_kind != "snippets"
         self.store = get_vector_store()
 
     def execute(self) -> None:
@@ -197,7 +198,9 @@ class IndexPipeline:
         units = CodeUnit.objects.filter(file_version_id__in=version_ids).order_by("pk")
         for start in range(0, units.count(), batch_size):
             batch = list(units[start : start + batch_size])
-            vectors = self.embedder.embed([unit_text(u, style) for u in batch])
+            vectors = self.embedder.embed(
+                [unit_text(u, style, include_path=self._paths_are_words) for u in batch]
+            )
             self.store.upsert(
                 [VectorRecord(u.vector_id, self.repository.pk, u.kind, u.path) for u in batch],
                 vectors,

@@ -38,12 +38,13 @@ def identifier_words(identifier: str) -> list[str]:
     return words
 
 
-def unit_text(unit: UnitParts, style: str = "default") -> str:
+def unit_text(unit: UnitParts, style: str = "default", *, include_path: bool = True) -> str:
+    """`include_path` is off for snippet corpora, whose file names are ids, not words."""
     if style == "code":
         return unit.code[:MAX_CHARS]
     if style != "default":
         raise ValueError(f"unknown embed text style {style!r}; choose from {STYLES}")
-    path_words = " ".join(identifier_words(unit.path.removesuffix(".py")))
+    path_words = " ".join(identifier_words(unit.path.removesuffix(".py"))) if include_path else ""
     name_words = " ".join(identifier_words(unit.qualname))
     header = f"{name_words} ({path_words})" if path_words else name_words
     parts = [header, unit.docstring.strip(), unit.code]

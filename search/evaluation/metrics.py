@@ -1,0 +1,87 @@
+"""Retrieval metrics as pure functions of one query's ranked relevance list.
+
+`relevances` holds the graded relevance of each returned item, best-ranked first (0 for a miss);
+`n_relevant` is how many relevant items exist for the query (needed by Recall, MAP and the ideal
+DCG). Binary labels are relevances of 0 or 1. Averages over queries are plain means.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+
+def success_at(relevances: Sequence[float], k: int) -> float:
+    return 1.0 if any(r > 0 for r in relevances[:k]) else 0.0
+
+
+def reciprocal_rank(relevances: Sequence[float], k: int | None = None) -> float:
+    for rank, r in enumerate(relevances[:k] if k else relevances, start=1):
+        if r > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def dcg_at(relevances: Sequence[float], k: int) -> float:
+    return sum(r / math.log2(i + 1) for i, r in enumerate(relevances[:k], start=1))
+
+
+def ndcg_at(
+    relevances: Sequence[float], k: int, ideal_relevances: Sequence[float] | None = None
+) -> float:
+    """DCG@k / IDCG@k. `ideal_relevances` are all the query's relevance grades (any order);
+    by default the relevant items found are the ideal, which is only right when all were found."""
+    ideal = sorted(ideal_relevances if ideal_relevances is not None else relevances, reverse=True)
+    best = dcg_at(ideal, k)
+    return dcg_at(relevances, k) / best if best > 0 else 0.0
+
+
+def average_precision_at(relevances: Sequence[float], k: int, n_relevant: int) -> float:
+    if n_relevant <= 0:
+        return 0.0
+    hits, total = 0, 0.0
+    for rank, r in enumerate(relevances[:k], start=1):
+        if r > 0:
+            hits += 1
+            total += hits / rank
+    return total / min(n_relevant, k)
+
+
+def recall_at(relevances: Sequence[float], k: int, n_relevant: int) -> float:
+    if n_relevant <= 0:
+        return 0.0
+    return sum(1 for r in relevances[:k] if r > 0) / n_relevant
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile (q in 0..100), as numpy's default."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low, high = math.floor(position), math.ceil(position)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def query_metrics(
+    relevances: Sequence[float], gold_relevances: Sequence[float], k: int = 10
+) -> dict[str, float]:
+    """Every reported metric for one query. `gold_relevances`: the grades of all its gold items."""
+    n_relevant = sum(1 for g in gold_relevances if g > 0)
+    return {
+        "success@1": success_at(relevances, 1),
+        "success@5": success_at(relevances, 5),
+        "success@10": success_at(relevances, 10),
+        "mrr": reciprocal_rank(relevances),
+        "ndcg@10": ndcg_at(relevances, 10, gold_relevances),
+        "map@10": average_precision_at(relevances, 10, n_relevant),
+        "recall@10": recall_at(relevances, 10, n_relevant),
+        f"success@{k}": success_at(relevances, k),
+    }
+
+
+def mean_metrics(per_query: Sequence[dict[str, float]]) -> dict[str, float]:
+    if not per_query:
+        return {}
+    keys = per_query[0].keys()
+    return {key: sum(m[key] for m in per_query) / len(per_query) for key in keys}

@@ -1,0 +1,164 @@
+"""Run a dataset through search and score it: the report of DESIGN.md, plus ablations."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tqdm import tqdm
+
+from indexing.models import Repository
+from search.evaluation.corpora import prepare_corpus, snippet_id_from_path
+from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
+from search.evaluation.metrics import mean_metrics, percentile, query_metrics
+from search.services import ALL_STREAMS, FAST_STREAMS, SearchResult, search
+
+METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
+
+
+def judge(
+    results: Sequence[SearchResult], gold: Sequence[GoldUnit], *, snippets: bool
+) -> tuple[list[dict[str, Any]], list[float], list[str]]:
+    """Ranked result rows, their relevances, and the streams that found a gold unit.
+
+    Snippet corpora rank snippets: units of one snippet collapse to its first. In a repository a
+    result counts when it is a gold unit or the class that encloses one (RepoRift's rule); each
+    gold unit counts once."""
+    rows, relevances, found_by = [], [], set()
+    matched: set[int] = set()
+    seen_paths: set[str] = set()
+    for result in results:
+        unit = result.unit
+        path = snippet_id_from_path(unit.path) if snippets else unit.path
+        if snippets:
+            if path in seen_paths:
+                continue
+            seen_paths.add(path)
+        relevance = 0.0
+        for index, g in enumerate(gold):
+            if index in matched:
+                continue
+            if snippets:
+                hit = g.path == path
+            else:
+                hit = g.path == path and (
+                    g.qualname == unit.qualname
+                    or (unit.kind == "class" and g.qualname.startswith(unit.qualname + "."))
+                )
+            if hit:
+                matched.add(index)
+                relevance = g.relevance
+                found_by.update(result.streams)
+                break
+        rows.append(
+            {
+                "path": path,
+                "qualname": unit.qualname,
+                "score": round(result.score, 6),
+                "streams": result.streams,
+            }
+        )
+        relevances.append(relevance)
+    return rows, relevances, sorted(found_by)
+
+
+def evaluate(
+    *,
+    dataset: EvalDataset,
+    k: int = 10,
+    mode: str = "fast",
+    streams: Sequence[str] | None = None,
+    limit: int | None = None,
+    progress: bool = True,
+    repositories: dict[str, Repository] | None = None,
+) -> dict[str, Any]:
+    repositories = repositories or {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+    queries: list[EvalQuery] = dataset.queries[:limit] if limit else dataset.queries
+    depth = max(k, 10)
+    per_query, metrics, latencies = [], [], []
+    for query in tqdm(
+        queries,
+        desc=f"evaluate {mode} {','.join(streams or [])}".strip(),
+        disable=not progress,
+        unit="q",
+    ):
+        corpus = dataset.corpora[query.corpus]
+        start = time.perf_counter()
+        # Snippet corpora collapse units to snippets: ask for more units than snippets needed.
+        response = search(
+            repository=repositories[query.corpus],
+            query=query.query,
+            k=min(depth * (3 if corpus.kind == "snippets" else 1), 100),
+            mode=mode,
+            streams=tuple(streams) if streams else None,
+        )
+        latencies.append((time.perf_counter() - start) * 1000)
+        rows, relevances, found_by = judge(
+            response.results, query.gold, snippets=corpus.kind == "snippets"
+        )
+        rows, relevances = rows[:depth], relevances[:depth]
+        metrics.append(query_metrics(relevances, [g.relevance for g in query.gold], k=k))
+        per_query.append(
+            {
+                "query": query.query,
+                "gold": [
+                    {"path": g.path, "qualname": g.qualname}
+                    | ({"relevance": g.relevance} if g.relevance != 1 else {})
+                    for g in query.gold
+                ],
+                "results": rows,
+                "gold_found_by": found_by,
+                "mode_used": response.mode_used,
+                "latency_ms": round(latencies[-1], 2),
+            }
+        )
+    summary = mean_metrics(metrics)
+    return {
+        "dataset": dataset.name,
+        "format": dataset.format,
+        "mode": mode,
+        "streams": list(streams)
+        if streams
+        else list(ALL_STREAMS if mode == "full" else FAST_STREAMS),
+        "k": k,
+        "n_queries": len(queries),
+        "corpus_units": {key: r.active_run.units_total for key, r in repositories.items()},
+        **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{k}")},
+        "latency_ms": {
+            "p50": round(percentile(latencies, 50), 2),
+            "p95": round(percentile(latencies, 95), 2),
+            "p99": round(percentile(latencies, 99), 2),
+            "mean": round(sum(latencies) / max(len(latencies), 1), 2),
+        },
+        "per_query": per_query,
+    }
+
+
+def ablation_configurations(streams: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each stream alone, then all but one (leave-one-out), then all."""
+    configs = [(f"{s} only", (s,)) for s in streams]
+    if len(streams) > 2:
+        configs += [(f"without {s}", tuple(x for x in streams if x != s)) for s in streams]
+    configs.append(("all: " + "+".join(streams), tuple(streams)))
+    return configs
+
+
+def ablate(
+    *, dataset: EvalDataset, k: int, mode: str, streams: Sequence[str], limit: int | None = None
+) -> list[dict[str, Any]]:
+    repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+    rows = []
+    for label, config in ablation_configurations(streams):
+        report = evaluate(
+            dataset=dataset, k=k, mode=mode, streams=config, limit=limit, repositories=repositories
+        )
+        rows.append(
+            {
+                "configuration": label,
+                "streams": list(config),
+                **{key: report[key] for key in METRIC_KEYS},
+                "latency_p50_ms": report["latency_ms"]["p50"],
+            }
+        )
+    return rows

@@ -1,0 +1,83 @@
+import math
+
+import pytest
+
+from search.evaluation.metrics import (
+    average_precision_at,
+    dcg_at,
+    mean_metrics,
+    ndcg_at,
+    percentile,
+    query_metrics,
+    recall_at,
+    reciprocal_rank,
+    success_at,
+)
+
+
+def test_single_relevant_at_rank_3():
+    rel = [0, 0, 1, 0, 0]
+    assert success_at(rel, 1) == 0 and success_at(rel, 3) == 1
+    assert reciprocal_rank(rel) == pytest.approx(1 / 3)
+    # DCG = 1/log2(4) = 0.5; IDCG = 1 -> NDCG 0.5
+    assert ndcg_at(rel, 10, [1]) == pytest.approx(0.5)
+    assert average_precision_at(rel, 10, 1) == pytest.approx(1 / 3)
+    assert recall_at(rel, 10, 1) == 1.0
+
+
+def test_two_relevant_one_found():
+    rel = [1, 0, 0]
+    # IDCG with two relevant = 1 + 1/log2(3)
+    assert ndcg_at(rel, 10, [1, 1]) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    assert recall_at(rel, 10, 2) == 0.5
+    assert average_precision_at(rel, 10, 2) == pytest.approx(0.5)
+
+
+def test_two_relevant_both_found():
+    rel = [0, 1, 1]
+    dcg = 1 / math.log2(3) + 1 / math.log2(4)
+    idcg = 1 + 1 / math.log2(3)
+    assert ndcg_at(rel, 10, [1, 1]) == pytest.approx(dcg / idcg)
+    assert average_precision_at(rel, 10, 2) == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+def test_graded_relevance():
+    rel = [1, 3, 0, 2]
+    dcg = 1 + 3 / math.log2(3) + 2 / math.log2(5)
+    idcg = 3 + 2 / math.log2(3) + 1 / math.log2(4)
+    assert dcg_at(rel, 10) == pytest.approx(dcg)
+    assert ndcg_at(rel, 10, [3, 2, 1]) == pytest.approx(dcg / idcg)
+
+
+def test_nothing_retrieved():
+    assert query_metrics([], [1], k=10) == {
+        "success@1": 0.0,
+        "success@5": 0.0,
+        "success@10": 0.0,
+        "mrr": 0.0,
+        "ndcg@10": 0.0,
+        "map@10": 0.0,
+        "recall@10": 0.0,
+    }
+    assert query_metrics([0, 0], [], k=10)["ndcg@10"] == 0.0
+
+
+def test_ties_in_scores_do_not_matter_only_order_does():
+    # Two results with equal scores are still ranked 1 and 2; the metric sees the order given.
+    assert reciprocal_rank([0, 1]) == 0.5
+
+
+def test_cutoffs():
+    rel = [0] * 10 + [1]
+    assert success_at(rel, 10) == 0 and reciprocal_rank(rel) == pytest.approx(1 / 11)
+    assert ndcg_at(rel, 10, [1]) == 0.0
+    assert query_metrics(rel, [1], k=20)["success@20"] == 1.0
+
+
+def test_mean_and_percentile():
+    assert mean_metrics([{"mrr": 1.0}, {"mrr": 0.0}, {"mrr": 0.5}]) == {"mrr": 0.5}
+    assert mean_metrics([]) == {}
+    assert percentile([1, 2, 3, 4], 50) == 2.5
+    assert percentile([10], 95) == 10
+    assert percentile([], 50) == 0.0
+    assert percentile(list(range(101)), 95) == 95
