@@ -105,7 +105,7 @@ def test_cosqa_plus_many_positives(tmp_path):
 
 
 def test_cosqa_plus_missing_file(tmp_path):
-    with pytest.raises(DatasetError, match="pairs.json: missing"):
+    with pytest.raises(DatasetError, match=r"pairs\.json: missing"):
         write(tmp_path / "query.json", "[]")
         write(tmp_path / "codebase.json", "[]")
         load_dataset(tmp_path, "cosqa-plus")
@@ -129,7 +129,7 @@ def test_beir_bad_qrels(tmp_path):
     write(tmp_path / "corpus.jsonl", json.dumps({"_id": "d", "text": "x"}))
     write(tmp_path / "queries.jsonl", json.dumps({"_id": "q", "text": "x"}))
     write(tmp_path / "qrels" / "test.tsv", "q\tmissing\t1\n")
-    with pytest.raises(DatasetError, match="test.tsv:1: corpus-id 'missing'"):
+    with pytest.raises(DatasetError, match=r"test\.tsv:1: corpus-id 'missing'"):
         load_dataset(tmp_path, "beir")
 
 

@@ -19,7 +19,7 @@ def result(path, qualname, kind="function", streams=("S1",)):
 
 def test_enclosing_class_counts_once():
     gold = [GoldUnit("a.py", "Gateway.charge")]
-    rows, rel, found = judge(
+    _rows, rel, found = judge(
         [
             result("a.py", "other"),
             result("a.py", "Gateway", "class", ("S4",)),
