@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from indexing.models import CodeUnit, FileVersion, IndexRun, Repository
+from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexRun, Repository
 from indexing.store import get_vector_store
 
 
@@ -39,6 +39,9 @@ def collect_garbage(*, repository: Repository) -> int:
     unfinished = repository.runs.filter(
         status__in=[IndexRun.Status.QUEUED, IndexRun.Status.RUNNING]
     )
+    DocumentChunk.objects.filter(run__repository=repository).exclude(
+        run__in=[repository.active_run_id, *unfinished.values_list("pk", flat=True)]
+    ).delete()
     dead = (
         FileVersion.objects.filter(repository=repository)
         .exclude(runs=repository.active_run_id)

@@ -119,39 +119,49 @@ class LexicalIndex:
         return [(int(self.unit_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
 
 
-_cache: OrderedDict[int, LexicalIndex] = OrderedDict()
+_cache: OrderedDict[str, LexicalIndex] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _directory(run_id: int) -> Path:
-    return Path(settings.DATA_DIR) / "lexical" / f"run-{run_id}"
+def generation_key(run_id: int) -> str:
+    """A run id alone can come back (a database reset beside a surviving data dir); with its
+    creation time it names one generation for good."""
+    from indexing.models import IndexRun
+
+    created = IndexRun.objects.values_list("created_at", flat=True).get(pk=run_id)
+    return f"{run_id}-{int(created.timestamp() * 1_000_000)}"
+
+
+def _directory(key: str) -> Path:
+    return Path(settings.DATA_DIR) / "lexical" / f"run-{key}"
 
 
 def lexical_index_for_run(run_id: int) -> LexicalIndex:
+    key = generation_key(run_id)
     with _lock:
-        if run_id in _cache:
-            _cache.move_to_end(run_id)
-            return _cache[run_id]
-        index = _load(run_id) or _build(run_id)
-        _cache[run_id] = index
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+        index = _load(key) or _build(run_id, key)
+        _cache[key] = index
         while len(_cache) > _MAX_CACHED:
             _cache.popitem(last=False)
         return index
 
 
-def _load(run_id: int) -> LexicalIndex | None:
-    directory = _directory(run_id)
+def _load(key: str) -> LexicalIndex | None:
+    directory = _directory(key)
     ids_file = directory / "unit_ids.npy"
     if not ids_file.exists():
         return None
     try:
         return LexicalIndex(np.load(ids_file), bm25s.BM25.load(str(directory)))
     except Exception:  # a half-written or old-format index: rebuild it
-        logger.warning("could not load lexical index of run %s; rebuilding", run_id)
+        logger.warning("could not load lexical index %s; rebuilding", key)
         return None
 
 
-def _build(run_id: int) -> LexicalIndex:
+def _build(run_id: int, key: str) -> LexicalIndex:
     from indexing.models import CodeUnit
 
     rows = (
@@ -169,12 +179,12 @@ def _build(run_id: int) -> LexicalIndex:
         retriever.index(corpus, show_progress=False)
     index = LexicalIndex(np.array(ids, dtype=np.int64), retriever)
     if corpus:
-        _save(run_id, index)
+        _save(key, index)
     return index
 
 
-def _save(run_id: int, index: LexicalIndex) -> None:
-    directory = _directory(run_id)
+def _save(key: str, index: LexicalIndex) -> None:
+    directory = _directory(key)
     partial = directory.with_name(directory.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
@@ -185,6 +195,7 @@ def _save(run_id: int, index: LexicalIndex) -> None:
 
 
 def drop_lexical_index(run_id: int) -> None:
+    key = generation_key(run_id)
     with _lock:
-        _cache.pop(run_id, None)
-    shutil.rmtree(_directory(run_id), ignore_errors=True)
+        _cache.pop(key, None)
+    shutil.rmtree(_directory(key), ignore_errors=True)

@@ -177,3 +177,14 @@ class CodeUnit(models.Model):
     @property
     def vector_id(self) -> str:
         return str(self.pk)
+
+
+class DocumentChunk(models.Model):
+    """A paragraph of the repository's README or docs, kept for the research agent's RAG tool."""
+
+    run = models.ForeignKey(IndexRun, on_delete=models.CASCADE, related_name="document_chunks")
+    path = models.CharField(max_length=1000)
+    text = models.TextField()
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.text[:40]}"

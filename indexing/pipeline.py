@@ -18,10 +18,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from indexing.documents import collect_document_chunks
 from indexing.embedding import get_embedder
 from indexing.generations import collect_garbage, delete_file_versions
 from indexing.lexical import drop_lexical_index, lexical_index_for_run
-from indexing.models import CodeUnit, FileVersion, IndexRun
+from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexRun
 from indexing.parsing import parse_source
 from indexing.sources import Source, SourceFileEntry, iter_python_files
 from indexing.store import VectorRecord, get_vector_store
@@ -83,6 +84,11 @@ class IndexPipeline:
 
         self._progress(phase=IndexRun.Phase.SCANNING, force=True)
         scanned = self._scan(fetched.root)
+        DocumentChunk.objects.filter(run=self.run).delete()  # a redelivered run starts over
+        DocumentChunk.objects.bulk_create(
+            DocumentChunk(run=self.run, path=path, text=text)
+            for path, text in collect_document_chunks(fetched.root)
+        )
         reused, changed = self._diff(scanned)
         self.run.files_total = len(scanned)
         self.run.files_reused = len(reused)

@@ -217,11 +217,10 @@ def run_fail(*, run: IndexRun, error: str) -> None:
 
 
 def repository_delete(*, repository: Repository) -> None:
-    run_ids = list(repository.runs.values_list("pk", flat=True))
     archive = Path(repository.source) if repository.source_kind == "archive" else None
+    for run_id in repository.runs.values_list("pk", flat=True):
+        drop_lexical_index(run_id)
     get_vector_store().delete_repository(repository.pk)
     repository.delete()
-    for run_id in run_ids:
-        drop_lexical_index(run_id)
     if archive is not None and archive.is_relative_to(Path(settings.MEDIA_ROOT)):
         archive.unlink(missing_ok=True)

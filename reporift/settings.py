@@ -175,6 +175,26 @@ REPORIFT = {
     "MAX_UPLOAD_BYTES": env_int("REPORIFT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024),
     # Without a broker, runs started from the web execute in a background thread.
     "EAGER_IN_THREAD": env_bool("REPORIFT_EAGER_IN_THREAD", True),
+    "LLM": {
+        "BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
+        "API_KEY": os.environ.get("OPENAI_API_KEY", ""),
+        "MODEL": os.environ.get("REPORIFT_LLM_MODEL", ""),
+        # With no endpoint configured, serve SmolLM2 from the wheel on loopback.
+        "EMBEDDED": env_bool("REPORIFT_EMBEDDED_LLM", True),
+        "THREADS": env_int("REPORIFT_LLM_THREADS", 1),
+        "TIMEOUT_S": float(os.environ.get("REPORIFT_LLM_TIMEOUT_S", "60")),
+        "MAX_RETRIES": env_int("REPORIFT_LLM_MAX_RETRIES", 1),
+        # Hard time budget of the research agent, whatever the model does.
+        "AUGMENT_BUDGET_S": float(os.environ.get("REPORIFT_AUGMENT_BUDGET_S", "30")),
+    },
+    "AGENTS": {
+        # "crewai": the research agent of the paper; "prompt": the same prompt, one completion.
+        "AUGMENTER": os.environ.get("REPORIFT_AUGMENTER", "crewai"),
+        "PER_MODEL": {
+            # A strong model: every stage on, the reranker trusted about as much as retrieval.
+            "default": {"STAGES": ["S2", "S3", "S5", "rerank"], "RERANK_WEIGHT": 0.5},
+        },
+    },
     "SEARCH": {
         # Hits each stream contributes (S1 and S4 at least k). The paper uses 3 for S1/S2.
         "DEPTH": {"S1": 30, "S2": 3, "S3": 1, "S4": 30, "S5": 10},

@@ -26,6 +26,8 @@ from search.fusion import reciprocal_rank_fusion
 MODES = ("fast", "full")
 FAST_STREAMS = ("S1", "S4")
 ALL_STREAMS = ("S1", "S2", "S3", "S4", "S5")
+# Full mode's stages: the streams and the LLM reranker ("rerank" may be named in `streams`).
+FULL_STAGES = (*ALL_STREAMS, "rerank")
 
 
 class SearchError(Exception):
@@ -87,6 +89,10 @@ class SearchResponse:
     timings_ms: dict[str, float] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     candidates: int = 0
+    llm_model: str = ""
+    augmented_query: str = ""
+    generated_code: str = ""
+    rerank: bool = False
 
 
 def search_config() -> dict:
@@ -119,7 +125,7 @@ def search(
     if repository.active_run_id is None:
         raise SearchError(f"repository {repository.name!r} has no finished index yet")
     filters = filters or SearchFilters()
-    wanted = tuple(streams or (ALL_STREAMS if mode == "full" else FAST_STREAMS))
+    wanted = tuple(streams or (FULL_STAGES if mode == "full" else FAST_STREAMS))
     started = time.perf_counter()
     response = SearchResponse(query=query, mode=mode, mode_used=mode, results=[])
 
@@ -133,7 +139,12 @@ def search(
         from search.full_mode import run_llm_streams
 
         results += run_llm_streams(
-            query=query, repository=repository, runner=runner, wanted=wanted, response=response
+            query=query,
+            repository=repository,
+            runner=runner,
+            wanted=wanted,
+            response=response,
+            explicit=streams is not None,
         )
     for result in results:
         response.timings_ms[result.name] = round(result.latency_ms, 2)
@@ -186,6 +197,15 @@ class _StreamRunner:
 
     def query(self, text: str) -> S.StreamResult:
         return S.query_stream(self.ctx, text, depth=self.depth["S1"])
+
+    def augmented(self, text: str) -> S.StreamResult:
+        return S.augmented_query_stream(self.ctx, text, depth=self.depth["S5"])
+
+    def generated(self, code: str) -> S.StreamResult:
+        return S.generated_code_stream(self.ctx, code, depth=self.depth["S2"])
+
+    def components(self, components: list[str]) -> S.StreamResult:
+        return S.component_functions_stream(self.ctx, components, depth=self.depth["S3"])
 
     def lexical(self, text: str) -> S.StreamResult:
         index = lexical_index_for_run(self.repository.active_run_id)

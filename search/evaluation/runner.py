@@ -12,7 +12,7 @@ from indexing.models import Repository
 from search.evaluation.corpora import prepare_corpus, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
 from search.evaluation.metrics import mean_metrics, percentile, query_metrics
-from search.services import ALL_STREAMS, FAST_STREAMS, SearchResult, search
+from search.services import FAST_STREAMS, FULL_STAGES, SearchResult, search
 
 METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 
@@ -120,7 +120,7 @@ def evaluate(
         "mode": mode,
         "streams": list(streams)
         if streams
-        else list(ALL_STREAMS if mode == "full" else FAST_STREAMS),
+        else list(FULL_STAGES if mode == "full" else FAST_STREAMS),
         "k": k,
         "n_queries": len(queries),
         "corpus_units": {key: r.active_run.units_total for key, r in repositories.items()},
@@ -136,8 +136,9 @@ def evaluate(
 
 
 def ablation_configurations(streams: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """Each stream alone, then all but one (leave-one-out), then all."""
-    configs = [(f"{s} only", (s,)) for s in streams]
+    """Each stream alone, then all but one (leave-one-out), then all. The reranker is not a
+    stream: it only appears in the leave-one-out rows."""
+    configs = [(f"{s} only", (s,)) for s in streams if s != "rerank"]
     if len(streams) > 2:
         configs += [(f"without {s}", tuple(x for x in streams if x != s)) for s in streams]
     configs.append(("all: " + "+".join(streams), tuple(streams)))

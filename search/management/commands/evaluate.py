@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from search.evaluation.datasets import FORMATS, DatasetError, load_dataset
 from search.evaluation.report import ablation_plot, ablation_table
 from search.evaluation.runner import METRIC_KEYS, ablate, evaluate
-from search.services import ALL_STREAMS, FAST_STREAMS, MODES
+from search.services import FAST_STREAMS, FULL_STAGES, MODES
 
 
 class Command(BaseCommand):
@@ -17,7 +17,11 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, default="repo", dest="fmt")
         parser.add_argument("--k", type=int, default=10)
         parser.add_argument("--mode", choices=MODES, default="fast")
-        parser.add_argument("--streams", help="comma-separated, e.g. S1,S4 (default: the mode's)")
+        parser.add_argument(
+            "--streams",
+            help="comma-separated stages, e.g. S1,S4 or S1,S2,S3,S4,S5,rerank (default: the "
+            "mode's; naming LLM stages runs them even where the model's defaults turn them off)",
+        )
         parser.add_argument("--out", help="write the JSON report here")
         parser.add_argument("--limit", type=int, help="evaluate only the first N queries")
         parser.add_argument(
@@ -39,9 +43,9 @@ class Command(BaseCommand):
         ablate: bool = False,
         **options,
     ):
-        chosen = tuple(s.strip().upper() for s in streams.split(",")) if streams else None
-        if chosen and not set(chosen) <= set(ALL_STREAMS):
-            raise CommandError(f"unknown streams in {streams!r}; known: {','.join(ALL_STREAMS)}")
+        chosen = tuple(_stage(s) for s in streams.split(",")) if streams else None
+        if chosen and not set(chosen) <= set(FULL_STAGES):
+            raise CommandError(f"unknown streams in {streams!r}; known: {','.join(FULL_STAGES)}")
         try:
             data = load_dataset(dataset, fmt)
             report = evaluate(dataset=data, k=k, mode=mode, streams=chosen, limit=limit)
@@ -72,5 +76,10 @@ class Command(BaseCommand):
 
 
 def ablate_streams(data, k, mode, chosen, limit):
-    streams = chosen or (ALL_STREAMS if mode == "full" else FAST_STREAMS)
+    streams = chosen or (FULL_STAGES if mode == "full" else FAST_STREAMS)
     return ablate(dataset=data, k=k, mode=mode, streams=streams, limit=limit)
+
+
+def _stage(name: str) -> str:
+    name = name.strip()
+    return "rerank" if name.lower() == "rerank" else name.upper()

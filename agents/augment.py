@@ -1,0 +1,200 @@
+"""Query augmentation (the paper's information injection): a CrewAI "technical research writer"
+turns the query Q into a description A of the code that would answer it, in the repository's
+own vocabulary.
+
+Its RAG tool searches the repository's README, docs and docstrings. Small models rarely decide to
+call a tool, so the best excerpts for Q are also put in front of the agent as DATA; the tool
+stays available for one more look-up (two in all). A web-search tool is added only when one is
+configured. The agent has a hard time budget; on failure or overrun the query is used as is.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from agents.llm import Completion, LLMError, cache_key, record_call
+from agents.models import CompletionCacheEntry
+from agents.prompts import AUGMENT, data_block
+
+logger = logging.getLogger(__name__)
+
+SearchDocs = Callable[[str], list[str]]
+MAX_TOOL_CALLS = 2
+MAX_AUGMENTED_CHARS = 2000
+
+
+@dataclass
+class AugmentResult:
+    text: str
+    latency_ms: float = 0.0
+    tool_calls: int = 0
+    error: str = ""
+
+
+@runtime_checkable
+class Augmenter(Protocol):
+    def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult: ...
+
+
+def clean_augmentation(query: str, text: str) -> str:
+    """The query followed by the model's description: the query's own words must never be lost,
+    whatever the model wrote."""
+    text = " ".join(str(text).split())[:MAX_AUGMENTED_CHARS]
+    return f"{query}. {text}" if text else query
+
+
+class CrewAIResearchAugmenter:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str,
+        budget_s: float,
+        max_tokens: int = 200,
+        web_search_tool=None,
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.api_key = api_key or "not-needed"
+        self.budget_s = budget_s
+        self.max_tokens = max_tokens
+        self.web_search_tool = web_search_tool
+
+    def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult:
+        start = time.perf_counter()
+        key = cache_key(
+            self.model,
+            [{"role": "agent", "content": query}],
+            {"prompt": AUGMENT.id, "max_tokens": self.max_tokens},
+        )
+        hit = CompletionCacheEntry.objects.filter(key=key).first()
+        if hit is not None:
+            record_call(Completion(hit.text, self.model, 0.0, cached=True), "augment", AUGMENT.id)
+            return AugmentResult(hit.text, 0.0)
+        calls: list[str] = []
+        outcome: dict[str, object] = {}
+
+        def search(text: str) -> list[str]:
+            calls.append(text)
+            return search_docs(text)
+
+        def work() -> None:
+            try:
+                outcome["text"], outcome["usage"] = self._kickoff(query, search, calls)
+            except Exception as exc:  # CrewAI raises many kinds; all mean "no augmentation"
+                outcome["error"] = f"{type(exc).__name__}: {exc}"
+
+        thread = threading.Thread(target=work, name="research-agent", daemon=True)
+        thread.start()
+        thread.join(self.budget_s)
+        latency = (time.perf_counter() - start) * 1000
+        if thread.is_alive():
+            return AugmentResult(
+                query,
+                latency,
+                len(calls),
+                f"research agent exceeded its {self.budget_s:.0f}s budget",
+            )
+        if "error" in outcome:
+            return AugmentResult(query, latency, len(calls), str(outcome["error"]))
+        text = str(outcome.get("text") or "").strip()
+        usage = outcome.get("usage")
+        completion = Completion(
+            text,
+            self.model,
+            latency,
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+        record_call(completion, "augment", AUGMENT.id, error="" if text else "empty answer")
+        if not text:
+            return AugmentResult(query, latency, len(calls), "research agent returned nothing")
+        augmented = clean_augmentation(query, text)
+        CompletionCacheEntry.objects.update_or_create(
+            key=key,
+            defaults={
+                "model": self.model,
+                "text": augmented,
+                "prompt_tokens": completion.prompt_tokens,
+                "completion_tokens": completion.completion_tokens,
+            },
+        )
+        return AugmentResult(augmented, latency, len(calls))
+
+    def _kickoff(self, query: str, search: SearchDocs, calls: list[str]) -> tuple[str, object]:
+        from crewai import LLM, Agent, Crew, Process, Task
+        from crewai.tools import BaseTool
+
+        class RepositoryDocsTool(BaseTool):
+            name: str = "search_repository_docs"
+            description: str = (
+                "Search this repository's README, docs and docstrings. Input: a few keywords."
+            )
+
+            def _run(self, query: str) -> str:
+                if len(calls) >= MAX_TOOL_CALLS:
+                    return "Search limit reached; write the description now."
+                found = search(str(query))
+                return "\n".join(found) if found else "Nothing found."
+
+        llm = LLM(
+            model=f"openai/{self.model}",
+            base_url=self.base_url,
+            api_key=self.api_key,
+            temperature=0,
+            max_tokens=self.max_tokens,
+        )
+        tools = [RepositoryDocsTool()]
+        if self.web_search_tool is not None:
+            tools.append(self.web_search_tool)
+        agent = Agent(
+            role="technical research writer",
+            goal="Describe precisely the code that answers a developer's search query",
+            backstory=AUGMENT.system,
+            tools=tools,
+            llm=llm,
+            max_iter=MAX_TOOL_CALLS,
+            max_execution_time=int(self.budget_s),
+            allow_delegation=False,
+            verbose=False,
+        )
+        context = "\n".join(data_block(text) for text in search(query)) or "(none found)"
+        task = Task(
+            description=AUGMENT.user.format(query=query, context=context),
+            expected_output="3 to 5 sentences describing the code, on the query's topics only.",
+            agent=agent,
+        )
+        crew = Crew(agents=[agent], tasks=[task], process=Process.sequential, verbose=False)
+        output = crew.kickoff()
+        return str(output.raw or ""), getattr(output, "token_usage", None)
+
+
+class PromptAugmenter:
+    """The same instructions as one plain completion: no agent framework, for comparison and as
+    the cheaper option on slow models."""
+
+    def __init__(self, *, client, max_tokens: int = 200) -> None:
+        self.client = client
+        self.max_tokens = max_tokens
+
+    def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult:
+        start = time.perf_counter()
+        context = "\n".join(data_block(text) for text in search_docs(query)) or "(none found)"
+        try:
+            answer = self.client.complete(
+                AUGMENT.messages(query=query, context=context),
+                purpose="augment",
+                prompt_version=AUGMENT.id,
+                max_tokens=self.max_tokens,
+            )
+        except LLMError as exc:
+            return AugmentResult(query, (time.perf_counter() - start) * 1000, 1, str(exc))
+        return AugmentResult(
+            clean_augmentation(query, answer.text), (time.perf_counter() - start) * 1000, 1
+        )

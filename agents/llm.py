@@ -1,0 +1,210 @@
+"""The LLM client seam: chat completions from any OpenAI-compatible endpoint.
+
+`OPENAI_BASE_URL`, `OPENAI_API_KEY` and `REPORIFT_LLM_MODEL` point it at OpenAI, Ollama, vLLM or a
+llama.cpp server; with nothing configured it uses the embedded SmolLM2 server
+(`agents.local_model`). Completions are cached in the database by (model, messages, parameters),
+and every call is logged with its latency and token counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from functools import cache
+from typing import Protocol, runtime_checkable
+
+from django.conf import settings
+
+from agents.models import CompletionCacheEntry, LLMCall
+
+logger = logging.getLogger(__name__)
+
+
+class LLMError(RuntimeError):
+    """The LLM could not answer: unreachable, timed out, refused, or answered garbage."""
+
+
+class LLMUnavailable(LLMError):
+    """No LLM is configured or the embedded one cannot start."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    model: str
+    latency_ms: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    model: str
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        purpose: str,
+        prompt_version: str,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        json_mode: bool = False,
+    ) -> Completion: ...
+
+
+def cache_key(model: str, messages: list[dict[str, str]], params: dict) -> str:
+    payload = json.dumps([model, messages, params], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class OpenAICompatibleClient:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout_s: float = 60.0,
+        max_retries: int = 1,
+        use_cache: bool = True,
+    ) -> None:
+        import openai
+
+        self.model = model
+        self.base_url = base_url
+        self.use_cache = use_cache
+        self._client = openai.OpenAI(
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            timeout=timeout_s,
+            max_retries=max_retries,
+        )
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        purpose: str,
+        prompt_version: str,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        json_mode: bool = False,
+    ) -> Completion:
+        params = {"max_tokens": max_tokens, "temperature": temperature, "json": json_mode}
+        key = cache_key(self.model, messages, params)
+        if self.use_cache and temperature == 0.0:
+            hit = CompletionCacheEntry.objects.filter(key=key).first()
+            if hit is not None:
+                completion = Completion(
+                    hit.text, self.model, 0.0, hit.prompt_tokens, hit.completion_tokens, cached=True
+                )
+                self._log(completion, purpose, prompt_version)
+                return completion
+        start = time.perf_counter()
+        try:
+            completion = self._request(messages, max_tokens, temperature, json_mode, start)
+        except LLMError as exc:
+            self._log(
+                Completion("", self.model, (time.perf_counter() - start) * 1000),
+                purpose,
+                prompt_version,
+                error=str(exc),
+            )
+            raise
+        if self.use_cache and temperature == 0.0:
+            CompletionCacheEntry.objects.update_or_create(
+                key=key,
+                defaults={
+                    "model": self.model,
+                    "text": completion.text,
+                    "prompt_tokens": completion.prompt_tokens,
+                    "completion_tokens": completion.completion_tokens,
+                },
+            )
+        self._log(completion, purpose, prompt_version)
+        return completion
+
+    def _request(self, messages, max_tokens, temperature, json_mode, start) -> Completion:
+        import openai
+
+        extra = {"response_format": {"type": "json_object"}} if json_mode else {}
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model,
+                messages=messages,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                **extra,
+            )
+        except openai.APITimeoutError as exc:
+            raise LLMError(f"the LLM at {self.base_url} timed out") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError(f"cannot reach the LLM at {self.base_url}") from exc
+        except openai.APIStatusError as exc:
+            raise LLMError(f"the LLM answered HTTP {exc.status_code}") from exc
+        except openai.OpenAIError as exc:  # malformed bodies and the like
+            raise LLMError(f"bad answer from the LLM: {type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:
+            raise LLMError(f"bad answer from the LLM: {exc}") from exc
+        choices = getattr(response, "choices", None)
+        if not choices or choices[0].message is None:
+            raise LLMError("the LLM answered without a choice")
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=choices[0].message.content or "",
+            model=self.model,
+            latency_ms=(time.perf_counter() - start) * 1000,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        )
+
+    def _log(self, completion: Completion, purpose: str, prompt_version: str, error: str = ""):
+        record_call(completion, purpose, prompt_version, error)
+
+
+def record_call(completion: Completion, purpose: str, prompt_version: str, error: str = "") -> None:
+    try:
+        LLMCall.objects.create(
+            model=completion.model,
+            purpose=purpose,
+            prompt_version=prompt_version,
+            latency_ms=completion.latency_ms,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            cached=completion.cached,
+            error=error[:2000],
+        )
+    except Exception:  # a log write must never fail a search
+        logger.exception("could not record an LLM call")
+
+
+def llm_endpoint() -> tuple[str, str, str]:
+    """(base URL, model, API key) of the configured endpoint, starting the embedded one if none
+    is configured."""
+    conf = settings.REPORIFT["LLM"]
+    if conf["BASE_URL"]:
+        return conf["BASE_URL"], conf["MODEL"] or "gpt-4o-mini", conf["API_KEY"]
+    if not conf["EMBEDDED"]:
+        raise LLMUnavailable("no LLM endpoint is configured (OPENAI_BASE_URL)")
+    from agents.local_model import embedded_server
+
+    server = embedded_server()
+    return server.base_url, server.model_alias, ""
+
+
+@cache
+def get_llm_client() -> LLMClient:
+    conf = settings.REPORIFT["LLM"]
+    base_url, model, api_key = llm_endpoint()
+    return OpenAICompatibleClient(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        timeout_s=conf["TIMEOUT_S"],
+        max_retries=conf["MAX_RETRIES"],
+    )

@@ -1,0 +1,34 @@
+"""Entry points of the LLM layer for the rest of the app, built from settings."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from agents.augment import Augmenter, CrewAIResearchAugmenter, PromptAugmenter
+from agents.llm import get_llm_client, llm_endpoint
+from agents.rerank import LLMReranker, Reranker
+
+
+def model_settings(model: str) -> dict:
+    """Per-model choices (which LLM stages are on, the reranker's blend weight). They are set
+    by measurement: see docs/BENCHMARKS.md. A model without an entry uses `default`."""
+    per_model = settings.REPORIFT["AGENTS"]["PER_MODEL"]
+    return {**per_model["default"], **per_model.get(model, {})}
+
+
+def get_augmenter() -> Augmenter:
+    conf = settings.REPORIFT["AGENTS"]
+    if conf["AUGMENTER"] == "prompt":
+        return PromptAugmenter(client=get_llm_client())
+    base_url, model, api_key = llm_endpoint()
+    return CrewAIResearchAugmenter(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        budget_s=settings.REPORIFT["LLM"]["AUGMENT_BUDGET_S"],
+    )
+
+
+def get_reranker() -> Reranker:
+    client = get_llm_client()
+    return LLMReranker(client=client, weight=model_settings(client.model)["RERANK_WEIGHT"])

@@ -1,0 +1,46 @@
+import pytest
+
+from agents.codegen import extract_code, generate_code, split_components
+from tests.agents.conftest import Reply
+
+pytestmark = pytest.mark.django_db
+GOOD = "```python\ndef read_file(path):\n    with open(path) as f:\n        return f.read()\n\n\nclass Cache:\n    def get(self, key):\n        def inner():\n            return key\n        return inner()\n```\nThis reads."
+
+
+def test_extract_and_split():
+    code = extract_code(GOOD)
+    assert code.startswith("def read_file") and "This reads" not in code
+    components, clean = split_components(code)
+    assert clean
+    assert [c.splitlines()[0] for c in components] == [
+        "def read_file(path):",
+        "def get(self, key):",
+    ]
+    assert extract_code("def a():\n    return 1") == "def a():\n    return 1"
+
+
+def test_generate(fake_client, fake_llm):
+    fake_llm.answer(GOOD)
+    result = generate_code("read a file", client=fake_client)
+    assert len(result.components) == 2 and not result.repaired and not result.dropped_reason
+
+
+def test_repaired_once(fake_client, fake_llm):
+    fake_llm.answer(
+        "```python\ndef broken(:\n    pass\n```", "```python\ndef fixed():\n    pass\n```"
+    )
+    result = generate_code("x", client=fake_client)
+    assert result.repaired and result.code.startswith("def fixed")
+    assert len(fake_llm.requests) == 2
+
+
+def test_dropped_with_reason(fake_client, fake_llm):
+    fake_llm.answer(Reply("```python\ndef broken(:\n```"))
+    result = generate_code("x", client=fake_client)
+    assert result.code == "" and result.components == []
+    assert "even after one repair" in result.dropped_reason
+
+
+def test_no_code(fake_client, fake_llm):
+    fake_llm.answer("")
+    assert generate_code("x", client=fake_client).dropped_reason == "the model returned no code"

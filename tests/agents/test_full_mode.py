@@ -1,0 +1,131 @@
+import json
+
+import pytest
+
+from agents.augment import CrewAIResearchAugmenter, PromptAugmenter, clean_augmentation
+from agents.llm import get_llm_client
+from search.services import search
+from tests.agents.conftest import Reply
+from tests.search.conftest import shop  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+CODE = "```python\ndef retry_request(send, attempts=3):\n    for _ in range(attempts):\n        try:\n            return send()\n        except ConnectionError:\n            pass\n```"
+
+
+@pytest.fixture
+def llm_settings(settings, fake_llm):
+    def configure(**agents):
+        settings.REPORIFT = {
+            **settings.REPORIFT,
+            "LLM": {
+                **settings.REPORIFT["LLM"],
+                "BASE_URL": fake_llm.base_url,
+                "MODEL": "fake-model",
+                "TIMEOUT_S": 2,
+                "MAX_RETRIES": 0,
+            },
+            "AGENTS": {**settings.REPORIFT["AGENTS"], **agents},
+        }
+        get_llm_client.cache_clear()
+
+    yield configure
+    get_llm_client.cache_clear()
+
+
+def test_full_mode_runs_every_stage(shop, fake_llm, llm_settings):  # noqa: F811
+    llm_settings(AUGMENTER="prompt")
+    fake_llm.answer(
+        "Code that retries an HTTP request with backoff when the connection fails.",
+        CODE,
+        json.dumps({"ranking": ["c2", "c1"], "reasons": {"c2": "retries the call"}}),
+    )
+    response = search(repository=shop, query="retry failed http calls", mode="full", k=5)
+    assert response.mode_used == "full", response.notices
+    assert {"augment", "codegen", "rerank", "S2", "S3", "S5"} <= set(response.timings_ms)
+    assert response.augmented_query.startswith("retry failed http calls. Code that retries")
+    found_by = {s for r in response.results for s in r.streams}
+    assert {"S1", "S2", "S3", "S4", "S5"} <= found_by
+    assert any(r.reason == "retries the call" for r in response.results)
+    assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
+
+
+def test_llm_down_answers_like_fast_and_says_so(shop, settings):  # noqa: F811
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "LLM": {
+            **settings.REPORIFT["LLM"],
+            "BASE_URL": "http://127.0.0.1:9/v1",
+            "MODEL": "m",
+            "TIMEOUT_S": 1,
+            "MAX_RETRIES": 0,
+        },
+        "AGENTS": {**settings.REPORIFT["AGENTS"], "AUGMENTER": "prompt"},
+    }
+    get_llm_client.cache_clear()
+    try:
+        full = search(repository=shop, query="retry failed http calls", mode="full", k=5)
+    finally:
+        get_llm_client.cache_clear()
+    fast = search(repository=shop, query="retry failed http calls", mode="fast", k=5)
+    assert full.mode_used == "fast"
+    assert any("answered like fast mode" in n for n in full.notices)
+    assert [r.unit.pk for r in full.results] == [r.unit.pk for r in fast.results]
+
+
+def test_garbage_rerank_keeps_candidates(shop, fake_llm, llm_settings):  # noqa: F811
+    llm_settings(AUGMENTER="prompt")
+    fake_llm.answer("An HTTP retry helper.", CODE, "Sorry, I can't rank these.")
+    response = search(repository=shop, query="retry failed http calls", mode="full", k=7)
+    assert response.mode_used == "full"
+    assert any("fell back to the retrieval order" in n for n in response.notices)
+    assert len(response.results) == 7  # every unit of the sample repository is still there
+
+
+def test_stages_off_for_a_model_are_skipped(shop, fake_llm, llm_settings, settings):  # noqa: F811
+    llm_settings(AUGMENTER="prompt", PER_MODEL={"default": {"STAGES": [], "RERANK_WEIGHT": 0}})
+    response = search(repository=shop, query="retry failed http calls", mode="full", k=3)
+    assert fake_llm.requests == []
+    assert any("stages are off" in n for n in response.notices)
+
+
+def test_prompt_augmenter_injects_repository_docs(fake_client, fake_llm):
+    fake_llm.answer("It uses HTTPAdapter with max_retries.")
+    result = PromptAugmenter(client=fake_client).augment(
+        "retry http", search_docs=lambda q: ["README.md: Retries use HTTPAdapter(max_retries)."]
+    )
+    assert result.text == "retry http. It uses HTTPAdapter with max_retries."
+    prompt = fake_llm.requests[0]["messages"][1]["content"]
+    assert "<<<DATA\nREADME.md: Retries use HTTPAdapter" in prompt
+
+
+def test_crewai_augmenter_against_an_openai_compatible_server(fake_llm, db):
+    fake_llm.answer(
+        "Final Answer: Code that retries HTTP requests using an adapter with max_retries."
+    )
+    augmenter = CrewAIResearchAugmenter(
+        base_url=fake_llm.base_url, model="fake-model", api_key="x", budget_s=60
+    )
+    seen = []
+    result = augmenter.augment(
+        "retry http calls", search_docs=lambda q: seen.append(q) or ["README: retries"]
+    )
+    assert not result.error, result.error
+    assert result.text.startswith("retry http calls. ") and "retries HTTP" in result.text
+    assert seen == ["retry http calls"]  # the repository's docs were searched for the query
+    again = augmenter.augment("retry http calls", search_docs=lambda q: [])
+    assert again.text == result.text and again.latency_ms == 0.0  # cached
+
+
+def test_crewai_augmenter_budget(fake_llm, db):
+    fake_llm.answer(Reply("too slow", delay_s=5))
+    augmenter = CrewAIResearchAugmenter(
+        base_url=fake_llm.base_url, model="fake-model", api_key="x", budget_s=1
+    )
+    result = augmenter.augment("q", search_docs=lambda q: [])
+    assert result.text == "q" and "budget" in result.error
+
+
+def test_clean_augmentation_keeps_the_query():
+    assert clean_augmentation("find x", "  A   thing\n") == "find x. A thing"
+    assert clean_augmentation("find x", "") == "find x"
