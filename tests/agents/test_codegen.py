@@ -4,7 +4,19 @@ from agents.codegen import extract_code, generate_code, split_components
 from tests.agents.conftest import Reply
 
 pytestmark = pytest.mark.django_db
-GOOD = "```python\ndef read_file(path):\n    with open(path) as f:\n        return f.read()\n\n\nclass Cache:\n    def get(self, key):\n        def inner():\n            return key\n        return inner()\n```\nThis reads."
+GOOD = """```python
+def read_file(path):
+    with open(path) as f:
+        return f.read()
+
+
+class Cache:
+    def get(self, key):
+        def inner():
+            return key
+        return inner()
+```
+This reads."""
 
 
 def test_extract_and_split():

@@ -10,7 +10,14 @@ from tests.search.conftest import shop  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
-CODE = "```python\ndef retry_request(send, attempts=3):\n    for _ in range(attempts):\n        try:\n            return send()\n        except ConnectionError:\n            pass\n```"
+CODE = """```python
+def retry_request(send, attempts=3):
+    for _ in range(attempts):
+        try:
+            return send()
+        except ConnectionError:
+            pass
+```"""
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def test_http_500(fake_client, fake_llm):
 
 def test_malformed_json_body(fake_client, fake_llm):
     fake_llm.answer(Reply(raw=b"{this is not json"))
-    with pytest.raises(LLMError, match="bad answer|without a choice"):
+    with pytest.raises(LLMError, match=r"bad answer|without a choice"):
         ask(fake_client)
 
 
