@@ -3,7 +3,7 @@ docs/BENCHMARKS.md."""
 
 from benchmarks.common import run_module
 
-BENCHMARKS = ["benchmarks.indexing"]
+BENCHMARKS = ["benchmarks.indexing", "benchmarks.agents"]
 
 if __name__ == "__main__":
     for module in BENCHMARKS:

@@ -188,3 +188,19 @@ class DocumentChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.text[:40]}"
+
+
+class ApiToken(models.Model):
+    """A bearer token for the JSON API. Only a hash is stored; the token is shown once."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100)
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.name} ({self.prefix}…)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet, Subquery
+from django.db.models import Q, QuerySet, Subquery
 
 from indexing.models import CodeUnit, IndexRun, Repository
 
@@ -31,3 +31,22 @@ def units_by_vector_id(*, repository: Repository, vector_ids: list[str]) -> dict
     pks = [int(v) for v in vector_ids if v.isdigit()]
     units = active_units(repository=repository).filter(pk__in=pks)
     return {unit.vector_id: unit for unit in units}
+
+
+def repositories_visible_to(user) -> QuerySet[Repository]:
+    """Public repositories, the user's own, and everything for staff."""
+    queryset = repository_list()
+    if user is not None and user.is_authenticated and user.is_staff:
+        return queryset
+    if user is not None and user.is_authenticated:
+        return queryset.filter(Q(is_public=True) | Q(owner=user))
+    return queryset.filter(is_public=True)
+
+
+def can_manage(*, user, repository: Repository) -> bool:
+    """Re-indexing and deleting: the owner and staff."""
+    return bool(
+        user is not None
+        and user.is_authenticated
+        and (user.is_staff or repository.owner_id == user.pk)
+    )

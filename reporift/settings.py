@@ -170,6 +170,16 @@ REPORIFT = {
     "MAX_ARCHIVE_BYTES": env_int("REPORIFT_MAX_ARCHIVE_BYTES", 500 * 1024 * 1024),
     "MAX_COMPRESSION_RATIO": env_int("REPORIFT_MAX_COMPRESSION_RATIO", 200),
     "GIT_TIMEOUT_S": env_int("REPORIFT_GIT_TIMEOUT_S", 300),
+    # Git URLs that users (web page, API) may submit. The CLI is the operator's and unlimited.
+    "GIT_ALLOWED_SCHEMES": [
+        s.strip() for s in os.environ.get("REPORIFT_GIT_SCHEMES", "https").split(",") if s.strip()
+    ],
+    "GIT_ALLOWED_HOSTS": [
+        h.strip().lower() for h in os.environ.get("REPORIFT_GIT_HOSTS", "").split(",") if h.strip()
+    ],
+    "GIT_ALLOW_PRIVATE_HOSTS": env_bool("REPORIFT_GIT_ALLOW_PRIVATE_HOSTS", False),
+    # Search API requests per user (or per address for anonymous callers) per minute; 0 = off.
+    "SEARCH_RATE_PER_MINUTE": env_int("REPORIFT_SEARCH_RATE_PER_MINUTE", 120),
     "EMBED_BATCH_UNITS": env_int("REPORIFT_EMBED_BATCH_UNITS", 256),
     "MAX_WARNINGS_STORED": 500,
     "MAX_UPLOAD_BYTES": env_int("REPORIFT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024),
@@ -199,12 +209,23 @@ REPORIFT = {
         # Hits each stream contributes (S1 and S4 at least k). The paper uses 3 for S1/S2.
         "DEPTH": {"S1": 30, "S2": 3, "S3": 1, "S4": 30, "S5": 10},
         # Reciprocal-rank-fusion weights per stream; see docs/BENCHMARKS.md for how they were set.
-        "WEIGHTS": {"S1": 1.0, "S2": 0.5, "S3": 0.5, "S4": 0.5, "S5": 0.5},
+        "WEIGHTS": {"S1": 1.0, "S2": 0.5, "S3": 0.5, "S4": 0.05, "S5": 0.5},
         "RRF_K": 60,
         "CANDIDATES": 30,  # size of the fused candidate set handed to the reranker (full mode)
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,
     },
+}
+
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+        }
+        if os.environ.get("REDIS_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
 }
 
 LOGGING = {

@@ -22,3 +22,5 @@ WHITENOISE_AUTOREFRESH = True
 
 # Tests want a run to have finished when the on-commit hook returns.
 REPORIFT = {**REPORIFT, "EAGER_IN_THREAD": False}  # noqa: F405
+# Tests clone from file:// URLs on this machine; the refusals have their own tests.
+REPORIFT["GIT_ALLOWED_SCHEMES"] = ["https", "file"]

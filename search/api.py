@@ -4,26 +4,65 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404
 from ninja import File, Form, NinjaAPI, Query, Schema
 from ninja.files import UploadedFile
-from ninja.security import django_auth
+from ninja.security import HttpBearer, django_auth
 
+from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.models import IndexRun, Repository
-from indexing.selectors import latest_run, repository_list
+from indexing.selectors import can_manage, latest_run, repositories_visible_to
 from indexing.services import (
     IndexingError,
     index_run_start,
     repository_create,
     repository_create_from_upload,
+    repository_delete,
 )
+from indexing.tokens import user_for_api_token
 from search.presenters import response_for_api
+from search.ratelimit import allow, client_key
 from search.services import SearchError, SearchFilters, search
 from search.vector_errors import search_unavailable_message
 
 logger = logging.getLogger(__name__)
 api = NinjaAPI(title="RepoRift API", version="1", urls_namespace="api")
+
+
+class TokenAuth(HttpBearer):
+    """`Authorization: Bearer rr_...` with a token from `manage.py create_api_token`."""
+
+    def authenticate(self, request, token):
+        user = user_for_api_token(token)
+        if user is not None:
+            request.user = user
+        return user
+
+
+token_auth = TokenAuth()
+WRITE_AUTH = [token_auth, django_auth]
+
+
+def caller(request):
+    """The user behind a request that may be anonymous: a bearer token, else the session."""
+    header = request.headers.get("Authorization", "")
+    if header.lower().startswith("bearer "):
+        user = user_for_api_token(header[7:].strip())
+        if user is None:
+            return None, False
+        return user, True
+    return request.user, True
+
+
+def visible_repository(request, name: str):
+    user, ok = caller(request)
+    if not ok:
+        return None, (401, {"detail": "invalid API token"})
+    repository = repositories_visible_to(user).filter(name=name).first()
+    if repository is None:  # private ones are reported exactly like missing ones
+        return None, (404, {"detail": f"no repository named {name!r}"})
+    return repository, None
 
 
 class ResultOut(Schema):
@@ -105,12 +144,29 @@ class SearchParams(Schema):
     exclude_tests: bool = False
 
 
-@api.get("/search", response={200: SearchOut, 400: ErrorOut, 404: ErrorOut, 503: ErrorOut})
+@api.get(
+    "/search",
+    response={
+        200: SearchOut,
+        400: ErrorOut,
+        401: ErrorOut,
+        404: ErrorOut,
+        429: ErrorOut,
+        503: ErrorOut,
+    },
+)
 def api_search(request, params: Query[SearchParams]):
-    """Rank the units of a repository for a natural-language query, best first."""
-    repository = Repository.objects.filter(name=params.repo).first()
-    if repository is None:
-        return 404, {"detail": f"no repository named {params.repo!r}"}
+    """Rank the units of a repository for a natural-language query, best first. Anonymous
+    callers see public repositories; a session or bearer token adds the caller's own."""
+    repository, error = visible_repository(request, params.repo)
+    if error:
+        return error
+    user, _ = caller(request)
+    allowed, retry_after = allow(
+        "search", client_key(request, user), per_minute=settings.REPORIFT["SEARCH_RATE_PER_MINUTE"]
+    )
+    if not allowed:
+        return 429, {"detail": f"too many searches; try again in {retry_after} s"}
     filters = SearchFilters(
         path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
     )
@@ -126,30 +182,60 @@ def api_search(request, params: Query[SearchParams]):
     return 200, response_for_api(response)
 
 
-@api.get("/repos", response=list[RepositoryOut])
+@api.get("/repos", response={200: list[RepositoryOut], 401: ErrorOut})
 def api_repositories(request):
-    return [
+    """Repositories the caller may search."""
+    user, ok = caller(request)
+    if not ok:
+        return 401, {"detail": "invalid API token"}
+    return 200, [
         {
             "name": r.name,
             "source_kind": r.source_kind,
             "units": r.active_run.units_total if r.active_run else 0,
             "latest_run": run_out(latest_run(repository=r)),
         }
-        for r in repository_list()
+        for r in repositories_visible_to(user)
     ]
 
 
-@api.get("/repos/{name}/run", response=RunOut)
+@api.get("/repos/{name}/run", response={200: RunOut, 401: ErrorOut, 404: ErrorOut})
 def api_latest_run(request, name: str):
     """Progress of the newest index run of a repository."""
-    repository = get_object_or_404(Repository, name=name)
+    repository, error = visible_repository(request, name)
+    if error:
+        return error
     run = latest_run(repository=repository)
     if run is None:
-        return api.create_response(request, {"detail": "never indexed"}, status=404)
-    return run_out(run)
+        return 404, {"detail": "never indexed"}
+    return 200, run_out(run)
 
 
-@api.post("/repos", response={202: RunOut, 400: ErrorOut}, auth=django_auth)
+@api.delete("/repos/{name}", response={204: None, 403: ErrorOut, 404: ErrorOut}, auth=WRITE_AUTH)
+def api_delete_repository(request, name: str):
+    """Delete a repository with its index and vectors (its owner or staff)."""
+    repository = repositories_visible_to(request.user).filter(name=name).first()
+    if repository is None:
+        return 404, {"detail": f"no repository named {name!r}"}
+    if not can_manage(user=request.user, repository=repository):
+        return 403, {"detail": "only the owner or staff may delete this repository"}
+    repository_delete(repository=repository)
+    return 204, None
+
+
+@api.post(
+    "/repos/{name}/reindex", response={202: RunOut, 403: ErrorOut, 404: ErrorOut}, auth=WRITE_AUTH
+)
+def api_reindex_repository(request, name: str):
+    repository = repositories_visible_to(request.user).filter(name=name).first()
+    if repository is None:
+        return 404, {"detail": f"no repository named {name!r}"}
+    if not can_manage(user=request.user, repository=repository):
+        return 403, {"detail": "only the owner or staff may re-index this repository"}
+    return 202, run_out(index_run_start(repository=repository))
+
+
+@api.post("/repos", response={202: RunOut, 400: ErrorOut}, auth=WRITE_AUTH)
 def api_index_repository(
     request,
     name: Form[str],
@@ -169,6 +255,7 @@ def api_index_repository(
                 name=name, upload=archive, owner=request.user, is_public=is_public
             )
         else:
+            check_user_git_url(git_url)
             repository = repository_create(
                 name=name,
                 source=git_url,
@@ -179,7 +266,7 @@ def api_index_repository(
             )
     except ValidationError as exc:
         return 400, {"detail": "; ".join(exc.messages)}
-    except IndexingError as exc:
+    except (IndexingError, GitURLRefused) as exc:
         return 400, {"detail": str(exc)}
     run = index_run_start(repository=repository)
     run.refresh_from_db()

@@ -1,14 +1,14 @@
 from django import forms
 
+from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.models import CodeUnit, Repository
+from indexing.selectors import repositories_visible_to
 from search.services import MODES, SearchFilters
 
 
 class SearchForm(forms.Form):
     repo = forms.ModelChoiceField(
-        queryset=Repository.objects.filter(active_run__isnull=False),
-        to_field_name="name",
-        empty_label=None,
+        queryset=Repository.objects.none(), to_field_name="name", empty_label=None
     )
     q = forms.CharField(max_length=1000, required=False, strip=True)
     mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="fast", required=False)
@@ -16,6 +16,13 @@ class SearchForm(forms.Form):
     path = forms.CharField(max_length=500, required=False, strip=True)
     kind = forms.MultipleChoiceField(choices=CodeUnit.Kind.choices, required=False)
     exclude_tests = forms.BooleanField(required=False)
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only what this user may search; a private repository's name is never revealed.
+        self.fields["repo"].queryset = repositories_visible_to(user).filter(
+            active_run__isnull=False
+        )
 
     def filters(self) -> SearchFilters:
         data = self.cleaned_data
@@ -39,8 +46,17 @@ class IndexRepositoryForm(forms.Form):
             raise forms.ValidationError("a repository with this name exists")
         return name
 
+    def clean_git_url(self):
+        url = self.cleaned_data.get("git_url", "").strip()
+        if url:
+            try:
+                check_user_git_url(url)
+            except GitURLRefused as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return url
+
     def clean(self):
         data = super().clean()
-        if bool(data.get("git_url")) == bool(data.get("archive")):
+        if not self.errors and bool(data.get("git_url")) == bool(data.get("archive")):
             raise forms.ValidationError("give either a git URL or an archive, not both")
         return data

@@ -9,4 +9,7 @@ urlpatterns = [
     path("code.css", views.code_css, name="code_css"),
     path("repos/new/", views.repository_new, name="repository_new"),
     path("repos/<slug:name>/progress/", views.run_progress, name="run_progress"),
+    path("repos/<slug:name>/reindex/", views.repository_reindex, name="repository_reindex"),
+    path("repos/<slug:name>/delete/", views.repository_remove, name="repository_remove"),
+    path("account/tokens/", views.api_tokens, name="api_tokens"),
 ]

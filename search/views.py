@@ -2,19 +2,21 @@ import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from indexing.models import Repository
-from indexing.selectors import latest_run, repository_list
+from indexing.selectors import can_manage, latest_run, repositories_visible_to
 from indexing.services import (
     IndexingError,
     index_run_start,
     repository_create,
     repository_create_from_upload,
+    repository_delete,
 )
+from indexing.tokens import api_token_create
 from search.forms import IndexRepositoryForm, SearchForm
 from search.highlight import stylesheet
 from search.presenters import result_for_page, stage_timings
@@ -26,13 +28,22 @@ logger = logging.getLogger(__name__)
 
 def home(request):
     repositories = [
-        {"repository": r, "latest_run": latest_run(repository=r)} for r in repository_list()
+        {
+            "repository": r,
+            "latest_run": latest_run(repository=r),
+            "can_manage": can_manage(user=request.user, repository=r),
+        }
+        for r in repositories_visible_to(request.user)
     ]
-    return render(request, "search/home.html", {"repositories": repositories, "form": SearchForm()})
+    return render(
+        request,
+        "search/home.html",
+        {"repositories": repositories, "form": SearchForm(user=request.user)},
+    )
 
 
 def search_page(request):
-    form = SearchForm(request.GET or None)
+    form = SearchForm(request.GET or None, user=request.user)
     context = {"form": form, "response": None, "results": [], "error": ""}
     if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
         data = form.cleaned_data
@@ -60,7 +71,7 @@ def code_css(request):
 
 
 def run_progress(request, name: str):
-    repository = get_object_or_404(Repository, name=name)
+    repository = get_object_or_404(repositories_visible_to(request.user), name=name)
     return render(
         request,
         "search/_run_progress.html",
@@ -98,3 +109,39 @@ def repository_new(request):
             messages.success(request, f"Indexing {repository.name} started.")
             return redirect("search:home")
     return render(request, "search/repository_new.html", {"form": form})
+
+
+def _managed_repository(request, name: str) -> Repository:
+    repository = get_object_or_404(repositories_visible_to(request.user), name=name)
+    if not can_manage(user=request.user, repository=repository):
+        raise PermissionDenied("only the owner or staff may do this")
+    return repository
+
+
+@login_required
+@require_POST
+def repository_reindex(request, name: str):
+    repository = _managed_repository(request, name)
+    run = index_run_start(repository=repository)
+    messages.success(request, f"Re-indexing {repository.name} (run {run.pk}).")
+    return redirect("search:home")
+
+
+@login_required
+@require_POST
+def repository_remove(request, name: str):
+    repository = _managed_repository(request, name)
+    repository_delete(repository=repository)
+    messages.success(request, f"Deleted {name} and its index.")
+    return redirect("search:home")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_tokens(request):
+    new_key = ""
+    if request.method == "POST":
+        name = (request.POST.get("name") or "token").strip()[:100]
+        _, new_key = api_token_create(user=request.user, name=name)
+    tokens = request.user.api_tokens.order_by("-created_at")
+    return render(request, "search/api_tokens.html", {"tokens": tokens, "new_key": new_key})

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from indexing.embedding import get_embedder
 from indexing.models import IndexRun, Repository
 from indexing.services import index_run_execute, index_run_start, repository_create
 from search.evaluation.datasets import Corpus, DatasetError
@@ -30,7 +31,9 @@ def snippet_id_from_path(path: str) -> str:
 
 
 def prepare_corpus(corpus: Corpus) -> Repository:
-    name = f"eval-{corpus.content_hash()}"
+    # The index depends on how units are embedded, so that is part of the cache key too.
+    salt = f"{settings.REPORIFT['EMBED_TEXT']}|{get_embedder().model_id}"
+    name = f"eval-{corpus.content_hash(salt)}"
     repository = Repository.objects.filter(name=name).first()
     if repository is None:
         if corpus.kind == "snippets":

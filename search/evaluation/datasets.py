@@ -36,8 +36,8 @@ class Corpus:
     ref: str = ""
     snippets: dict[str, str] = field(default_factory=dict)
 
-    def content_hash(self) -> str:
-        digest = hashlib.sha256(f"{self.kind}\0{self.source}\0{self.ref}".encode())
+    def content_hash(self, salt: str = "") -> str:
+        digest = hashlib.sha256(f"{self.kind}\0{self.source}\0{self.ref}\0{salt}".encode())
         for snippet_id in sorted(self.snippets):
             digest.update(f"\0{snippet_id}\0{self.snippets[snippet_id]}".encode())
         return digest.hexdigest()[:16]

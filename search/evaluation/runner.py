@@ -55,6 +55,7 @@ def judge(
             {
                 "path": path,
                 "qualname": unit.qualname,
+                "kind": unit.kind,
                 "score": round(result.score, 6),
                 "streams": result.streams,
             }
