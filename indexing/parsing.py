@@ -67,13 +67,14 @@ def parse_source(source: bytes) -> ParsedFile:
     return result
 
 
-def _error_nodes(node: Node) -> Iterator[Node]:
-    if node.is_error or node.is_missing:
-        yield node
-        return
-    for child in node.children:
-        if child.has_error or child.is_error or child.is_missing:
-            yield from _error_nodes(child)
+def _error_nodes(root: Node) -> Iterator[Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            yield node
+            continue
+        stack.extend(c for c in node.children if c.has_error or c.is_error or c.is_missing)
 
 
 def _unit_code(node: Node, source: bytes) -> str:
@@ -93,36 +94,48 @@ def _text(node: Node | None, source: bytes) -> str:
 
 
 def _walk(
-    node: Node, source: bytes, scope: list[str], in_class: str | None, out: list[ParsedUnit]
+    root: Node, source: bytes, scope: list[str], in_class: str | None, out: list[ParsedUnit]
 ) -> None:
-    """Visit children of `node`; `scope` is the qualname path, `in_class` the directly enclosing
-    class when `node` is a class body (so that its functions are methods)."""
-    for child in node.children:
-        definition, decorators = child, ()
-        if child.type == "decorated_definition":
-            definition = child.child_by_field_name("definition")
-            decorators = tuple(
-                _text(d, source).lstrip("@").strip()
-                for d in child.children
-                if d.type == "decorator"
-            )
-            if definition is None:
-                continue
-        if definition.type in ("function_definition", "class_definition"):
-            unit = _make_unit(child, definition, decorators, source, scope, in_class)
-            out.append(unit)
-            body = definition.child_by_field_name("body")
-            if body is not None:
-                is_class = definition.type == "class_definition"
-                _walk(body, source, [*scope, unit.name], unit.qualname if is_class else None, out)
-        elif child.type == "expression_statement":
-            lambda_unit = _named_lambda(child, source, scope, in_class)
-            if lambda_unit is not None:
-                out.append(lambda_unit)
-        elif child.type in _COMPOUND_STATEMENTS or child.type in ("block", "ERROR"):
-            # Definitions under `if TYPE_CHECKING:`, `try:` and the like belong to the same scope;
-            # ERROR nodes often wrap perfectly good definitions after a syntax error.
-            _walk(child, source, scope, in_class, out)
+    """Collect units below `root` in file order. `scope` is the qualname path, `in_class` the
+    directly enclosing class when visiting a class body (its functions are methods).
+
+    Iterative, with a stack of tasks (emit a unit, or visit a node): hostile or generated files
+    nest thousands deep, far past Python's recursion limit."""
+    tasks: list[ParsedUnit | tuple[Node, list[str], str | None]] = [(root, scope, in_class)]
+    while tasks:
+        task = tasks.pop()
+        if isinstance(task, ParsedUnit):
+            out.append(task)
+            continue
+        node, scope, in_class = task
+        found: list[ParsedUnit | tuple[Node, list[str], str | None]] = []
+        for child in node.children:
+            definition, decorators = child, ()
+            if child.type == "decorated_definition":
+                definition = child.child_by_field_name("definition")
+                decorators = tuple(
+                    _text(d, source).lstrip("@").strip()
+                    for d in child.children
+                    if d.type == "decorator"
+                )
+                if definition is None:
+                    continue
+            if definition.type in ("function_definition", "class_definition"):
+                unit = _make_unit(child, definition, decorators, source, scope, in_class)
+                found.append(unit)
+                body = definition.child_by_field_name("body")
+                if body is not None:
+                    is_class = definition.type == "class_definition"
+                    found.append((body, [*scope, unit.name], unit.qualname if is_class else None))
+            elif child.type == "expression_statement":
+                lambda_unit = _named_lambda(child, source, scope, in_class)
+                if lambda_unit is not None:
+                    found.append(lambda_unit)
+            elif child.type in _COMPOUND_STATEMENTS or child.type in ("block", "ERROR"):
+                # Definitions under `if TYPE_CHECKING:`, `try:` and the like belong to the same
+                # scope; ERROR nodes often wrap perfectly good definitions after a syntax error.
+                found.append((child, scope, in_class))
+        tasks.extend(reversed(found))
 
 
 _COMPOUND_STATEMENTS = {

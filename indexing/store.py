@@ -89,9 +89,14 @@ class ChromaVectorStore:
             model_id = get_embedder().model_id
         safe_model = "".join(c if c.isalnum() else "-" for c in model_id.lower())
         self.collection_name = f"{collection_prefix}-{safe_model}"[:63]
-        self._collection = self._client.get_or_create_collection(
-            self.collection_name, embedding_function=None, metadata={"hnsw:space": "cosine"}
-        )
+        try:
+            self._collection = self._client.get_or_create_collection(
+                self.collection_name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+            )
+        except Exception as exc:
+            raise VectorStoreUnavailable(
+                f"cannot open collection {self.collection_name}: {exc}"
+            ) from exc
 
     def upsert(self, records: Sequence[VectorRecord], vectors: np.ndarray) -> None:
         if len(records) != len(vectors):

@@ -8,6 +8,7 @@ answers like `fast` and says so in `notices`.
 from __future__ import annotations
 
 import fnmatch
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -19,10 +20,11 @@ from indexing.embedding import get_embedder
 from indexing.lexical import lexical_index_for_run
 from indexing.models import CodeUnit, Repository
 from indexing.selectors import active_units
-from indexing.store import get_vector_store
+from indexing.store import VectorStoreUnavailable, get_vector_store
 from search import streams as S
 from search.fusion import reciprocal_rank_fusion
 
+logger = logging.getLogger(__name__)
 MODES = ("fast", "full")
 FAST_STREAMS = ("S1", "S4")
 ALL_STREAMS = ("S1", "S2", "S3", "S4", "S5")
@@ -173,6 +175,25 @@ def search(
     return response
 
 
+class _UnavailableStore:
+    """Stands in for a vector store that cannot be reached: the vector streams then report the
+    error and the lexical stream still answers."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def query(self, *args, **kwargs):
+        raise VectorStoreUnavailable(str(self.error))
+
+
+def _vector_store_or_placeholder():
+    try:
+        return get_vector_store()
+    except VectorStoreUnavailable as exc:
+        logger.warning("vector store unavailable: %s", exc)
+        return _UnavailableStore(exc)
+
+
 class _StreamRunner:
     """Holds what every stream of one search shares: the context, the filters, the depths."""
 
@@ -185,7 +206,7 @@ class _StreamRunner:
         self.ctx = S.StreamContext(
             repository_id=repository.pk,
             embedder=get_embedder(),
-            store=get_vector_store(),
+            store=_vector_store_or_placeholder(),
             # Filters drop many hits after the store answers, so ask it for more.
             overfetch=10 if filters.active else 2,
             function_kinds=filters.kinds or S.FUNCTION_KINDS,

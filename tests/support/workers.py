@@ -1,0 +1,132 @@
+"""A real Celery worker process on the local Redis, sharing the test database and vector store."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+
+from indexing.models import IndexRun
+from reporift.celery import app as celery_app
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = "redis://127.0.0.1:6379/14"
+
+
+def redis_is_up() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def database_url() -> str:
+    db = settings.DATABASES["default"]
+    if "sqlite" in db["ENGINE"]:
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+class Worker:
+    def __init__(self, queue: str, env: dict, log: Path) -> None:
+        self.queue, self.env, self.log = queue, env, log
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self._log_file = open(self.log, "a")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "reporift",
+                "worker",
+                "--pool=solo",
+                "--concurrency=1",
+                "-Q",
+                self.queue,
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "INFO",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+        )
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=20)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self._log_file.close()
+
+    def output(self) -> str:
+        return self.log.read_text()[-4000:]
+
+
+@contextmanager
+def celery_worker(settings_fixture, tmp_path: Path):
+    """Start a worker; the test process enqueues to the same Redis queue."""
+    if not redis_is_up():
+        raise AssertionError("Redis is not running on 127.0.0.1:6379 (.ci/run starts it)")
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    prefix = f"w{uuid.uuid4().hex[:8]}"
+    worker_data = tmp_path / "worker-data"
+    settings_fixture.REPORIFT = {
+        **settings_fixture.REPORIFT,
+        "VECTOR_STORE": {
+            "CLASS": "indexing.store.ChromaVectorStore",
+            # Where the worker's settings put its embedded Chroma.
+            "OPTIONS": {"path": str(worker_data / "chroma"), "collection_prefix": prefix},
+        },
+    }
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "reporift.settings",
+        "DATABASE_URL": database_url(),
+        "REPORIFT_DATA_DIR": str(worker_data),
+        "CELERY_BROKER_URL": BROKER,
+        "REPORIFT_CELERY_QUEUE": queue,
+        "REPORIFT_CHROMA_COLLECTION_PREFIX": prefix,
+    }
+    keys = ("broker_url", "task_always_eager", "task_default_queue")
+    previous = {key: celery_app.conf[key] for key in keys}
+    celery_app.conf.update(broker_url=BROKER, task_always_eager=False, task_default_queue=queue)
+    worker = Worker(queue, env, tmp_path / "worker.log")
+    worker.start()
+    try:
+        yield worker
+    finally:
+        celery_app.conf.update(previous)
+        worker.stop()
+
+
+def wait_for(run: IndexRun, condition, timeout: float = 180, what: str = "") -> IndexRun:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if condition(run):
+            return run
+        time.sleep(0.2)
+    raise AssertionError(f"run {run.pk} is {run.status}/{run.phase} after {timeout}s {what}")
