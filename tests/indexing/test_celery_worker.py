@@ -17,7 +17,7 @@ def test_worker_indexes_through_redis(settings, tmp_path, write_repo):
     with celery_worker(settings, tmp_path) as worker:
         repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
         run = index_run_start(repository=repository)  # enqueued on commit, to Redis
-        run = wait_for(run, lambda r: r.is_finished, what=worker.output())
+        run = wait_for(run, lambda r: r.is_finished, worker=worker)
         assert run.status == IndexRun.Status.SUCCEEDED, run.error + worker.output()
         assert "index_run_task" in worker.output()
     assert active_units(repository=repository).count() == 7

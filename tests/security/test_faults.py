@@ -34,7 +34,7 @@ def test_worker_killed_mid_run_leaves_the_old_generation_serving(settings, tmp_p
 
         run = index_run_start(repository=repository)
         run = wait_for(
-            run, lambda r: r.phase == "embedding" and r.units_embedded > 0, what=worker.output()
+            run, lambda r: r.phase == "embedding" and r.units_embedded > 0, worker=worker
         )
         worker.kill()  # SIGKILL in the middle of embedding
 

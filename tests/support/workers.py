@@ -114,20 +114,36 @@ def celery_worker(settings_fixture, tmp_path: Path):
     keys = ("broker_url", "task_always_eager", "task_default_queue")
     previous = {key: celery_app.conf[key] for key in keys}
     celery_app.conf.update(broker_url=BROKER, task_always_eager=False, task_default_queue=queue)
+    _reset_connections()
     worker = Worker(queue, env, tmp_path / "worker.log")
     worker.start()
     try:
         yield worker
     finally:
         celery_app.conf.update(previous)
+        _reset_connections()
         worker.stop()
 
 
-def wait_for(run: IndexRun, condition, timeout: float = 180, what: str = "") -> IndexRun:
+def _reset_connections() -> None:
+    """Celery caches its connection and producer pools with the broker URL of the moment they
+    were made: an earlier eager task made them with none (Celery's default, amqp://localhost).
+    Switching brokers in-process means dropping them."""
+    from kombu import pools
+
+    pools.reset()  # kombu's process-wide registry of producer pools, keyed by connection
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+def wait_for(
+    run: IndexRun, condition, timeout: float = 60, worker: Worker | None = None
+) -> IndexRun:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run.refresh_from_db()
         if condition(run):
             return run
         time.sleep(0.2)
-    raise AssertionError(f"run {run.pk} is {run.status}/{run.phase} after {timeout}s {what}")
+    log = worker.output() if worker else ""
+    raise AssertionError(f"run {run.pk} is {run.status}/{run.phase} after {timeout}s\n{log}")
