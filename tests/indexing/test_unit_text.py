@@ -8,7 +8,10 @@ UNIT = SimpleNamespace(
     path="shop/http_client.py",
     qualname="RetryPolicy.getBackoff",
     docstring="Seconds to wait before the next try.",
-    code='def getBackoff(self, attempt):\n    """Seconds to wait before the next try."""\n    return 2 ** attempt',
+    code=(
+        'def getBackoff(self, attempt):\n    """Seconds to wait before the next try."""\n'
+        "    return 2 ** attempt"
+    ),
 )
 
 
