@@ -32,8 +32,14 @@ run: demo
 browser:
 	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
+# The whole suite on the embedded defaults (SQLite file, embedded Chroma), then the tests that
+# exercise the database hardest once more on the local PostgreSQL.
+PG_URL ?= postgres://postgres@127.0.0.1:5432/reporift
+PG_TESTS := tests/indexing/test_services.py tests/indexing/test_celery_worker.py tests/security/test_faults.py tests/security/test_visibility.py tests/search/test_services.py
+
 test: $(STAMP) browser
 	$(PY) -m pytest
+	DATABASE_URL=$(PG_URL) $(PY) -m pytest -p no:cacheprovider $(PG_TESTS)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow"
