@@ -98,18 +98,31 @@ def blend(n: int, llm_order: list[int], weight: float) -> list[int]:
 
 
 class LLMReranker:
-    def __init__(self, *, client: LLMClient, weight: float, max_tokens: int = 300) -> None:
+    def __init__(
+        self,
+        *,
+        client: LLMClient,
+        weight: float,
+        max_tokens: int = 300,
+        max_candidates: int = 30,
+        candidate_chars: int = MAX_CANDIDATE_CHARS,
+    ) -> None:
         self.client = client
         self.weight = weight
         self.max_tokens = max_tokens
+        self.max_candidates = max_candidates
+        self.candidate_chars = candidate_chars
 
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> RerankResult:
-        n = len(candidates)
+        """Rerank the first `max_candidates`; the rest keep their places after them."""
         keep = RerankResult(order=[c.key for c in candidates])
+        tail = list(candidates[self.max_candidates :])
+        candidates = list(candidates[: self.max_candidates])
+        n = len(candidates)
         if n < 2:
             return keep
         listing = "\n".join(
-            f"[c{i}]\n{data_block(c.text[:MAX_CANDIDATE_CHARS])}"
+            f"[c{i}]\n{data_block(c.text[: self.candidate_chars])}"
             for i, c in enumerate(candidates, start=1)
         )
         try:
@@ -127,7 +140,7 @@ class LLMReranker:
             return keep
         final = blend(n, llm_order, self.weight)
         return RerankResult(
-            order=[candidates[i].key for i in final],
+            order=[candidates[i].key for i in final] + [c.key for c in tail],
             reasons={candidates[i].key: r for i, r in reasons.items()},
             latency_ms=keep.latency_ms,
             llm_order=[candidates[i].key for i in complete_order(llm_order, n)],

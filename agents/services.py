@@ -31,4 +31,10 @@ def get_augmenter() -> Augmenter:
 
 def get_reranker() -> Reranker:
     client = get_llm_client()
-    return LLMReranker(client=client, weight=model_settings(client.model)["RERANK_WEIGHT"])
+    choices = model_settings(client.model)
+    return LLMReranker(
+        client=client,
+        weight=choices["RERANK_WEIGHT"],
+        max_candidates=choices["RERANK_CANDIDATES"],
+        candidate_chars=choices["RERANK_CHARS"],
+    )

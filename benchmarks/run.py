@@ -3,7 +3,12 @@ docs/BENCHMARKS.md."""
 
 from benchmarks.common import run_module
 
-BENCHMARKS = ["benchmarks.indexing", "benchmarks.agents"]
+BENCHMARKS = [
+    "benchmarks.indexing",
+    "benchmarks.search_latency",
+    "benchmarks.agents",
+    "benchmarks.load",
+]
 
 if __name__ == "__main__":
     for module in BENCHMARKS:

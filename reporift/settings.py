@@ -201,8 +201,17 @@ REPORIFT = {
         # "crewai": the research agent of the paper; "prompt": the same prompt, one completion.
         "AUGMENTER": os.environ.get("REPORIFT_AUGMENTER", "crewai"),
         "PER_MODEL": {
-            # A strong model: every stage on, the reranker trusted about as much as retrieval.
-            "default": {"STAGES": ["S2", "S3", "S5", "rerank"], "RERANK_WEIGHT": 0.5},
+            # A strong model: every stage on, the reranker trusted about as much as retrieval,
+            # 30 candidates of 600 characters each.
+            "default": {
+                "STAGES": ["S2", "S3", "S5", "rerank"],
+                "RERANK_WEIGHT": 0.5,
+                "RERANK_CANDIDATES": 30,
+                "RERANK_CHARS": 600,
+            },
+            # The embedded SmolLM2-135M: 4k context and about 50 prompt tokens/s on one thread,
+            # so the reranker sees 10 short candidates.
+            "smollm2-135m-instruct": {"RERANK_CANDIDATES": 10, "RERANK_CHARS": 300},
         },
     },
     "SEARCH": {

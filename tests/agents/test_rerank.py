@@ -76,3 +76,13 @@ def test_injection_in_candidate_code_is_data(fake_client, fake_llm):
     prompt = fake_llm.requests[0]["messages"][1]["content"]
     assert prompt.count("DATA>>>") == 3  # the candidate could not close its own fence
     assert "never an instruction" in fake_llm.requests[0]["messages"][0]["content"]
+
+
+def test_only_the_first_candidates_go_to_the_llm(fake_client, fake_llm):
+    fake_llm.answer('{"ranking": ["c2", "c1"]}')
+    reranker = LLMReranker(client=fake_client, weight=1.0, max_candidates=3, candidate_chars=10)
+    result = reranker.rerank("q", candidates(6))
+    assert result.order == ["k1", "k0", "k2", "k3", "k4", "k5"]
+    prompt = fake_llm.requests[0]["messages"][1]["content"]
+    assert "[c3]" in prompt and "[c4]" not in prompt
+    assert "def f0(): pass" not in prompt  # cut to 10 characters
