@@ -136,12 +136,15 @@ class OpenAIEmbedder:
         api_key: str | None = None,
         batch_size: int = 64,
         timeout: float = 60.0,
+        max_chars: int = 6000,
     ) -> None:
         import openai
 
         self.model_id = model
         self.dimension = dimension
         self.batch_size = batch_size
+        # Endpoints refuse inputs over their token limit instead of truncating them.
+        self.max_chars = max_chars
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=2
         )
@@ -149,10 +152,15 @@ class OpenAIEmbedder:
     def embed(
         self, texts: Sequence[str], *, progress: ProgressCallback | None = None
     ) -> np.ndarray:
+        import openai
+
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(texts), self.batch_size):
-            chunk = [t or " " for t in texts[start : start + self.batch_size]]
-            response = self._client.embeddings.create(model=self.model_id, input=chunk)
+            chunk = [(t or " ")[: self.max_chars] for t in texts[start : start + self.batch_size]]
+            try:
+                response = self._client.embeddings.create(model=self.model_id, input=chunk)
+            except openai.OpenAIError as exc:
+                raise EmbedderUnavailable(f"embeddings endpoint failed: {exc}") from exc
             vectors = np.array([d.embedding for d in response.data], dtype=np.float32)
             if vectors.shape != (len(chunk), self.dimension):
                 raise EmbedderUnavailable(

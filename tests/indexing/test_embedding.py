@@ -46,3 +46,41 @@ def test_deterministic(embedder):
     first = embedder.embed(["parse a configuration file"])
     second = embedder.embed(["parse a configuration file"])
     assert np.array_equal(first, second)
+
+
+@pytest.mark.slow
+class TestOpenAIEmbedderAgainstLlamaCpp(EmbedderContract):
+    """A real OpenAI-compatible /v1/embeddings endpoint: llama.cpp serving the embedded GGUF in
+    embedding mode on loopback (not a retrieval model, but a real server speaking the API)."""
+
+    @pytest.fixture(scope="class")
+    def server(self):
+        import xllamacpp
+
+        from agents.local_model import _free_port, gguf_path
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(gguf_path())
+        params.embedding = True
+        params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
+        params.n_ctx = 2048
+        params.n_batch = params.n_ubatch = 2048
+        params.hostnames = ["127.0.0.1"]
+        params.port = _free_port()
+        params.model_alias = "smollm2-embed"
+        params.verbosity = 0
+        server = xllamacpp.Server(params)
+        yield f"http://127.0.0.1:{params.port}/v1"
+        del server
+
+    @pytest.fixture
+    def embedder_backend(self, server):
+        from indexing.embedding import OpenAIEmbedder
+
+        return OpenAIEmbedder(model="smollm2-embed", dimension=576, base_url=server, batch_size=4)
+
+    def test_wrong_dimension_is_a_clear_error(self, server):
+        from indexing.embedding import EmbedderUnavailable, OpenAIEmbedder
+
+        with pytest.raises(EmbedderUnavailable, match="expected"):
+            OpenAIEmbedder(model="smollm2-embed", dimension=384, base_url=server).embed(["x"])
