@@ -50,3 +50,14 @@ def can_manage(*, user, repository: Repository) -> bool:
         and user.is_authenticated
         and (user.is_staff or repository.owner_id == user.pk)
     )
+
+
+def repository_for_management(*, user, name: str) -> tuple[Repository | None, int]:
+    """(repository, 0) when `user` may re-index or delete it; otherwise (None, 404) when they
+    cannot see it (private ones look missing) or (None, 403) when they can see but not manage."""
+    repository = repositories_visible_to(user).filter(name=name).first()
+    if repository is None:
+        return None, 404
+    if not can_manage(user=user, repository=repository):
+        return None, 403
+    return repository, 0

@@ -12,7 +12,7 @@ from ninja.security import HttpBearer, django_auth
 
 from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.models import IndexRun, Repository
-from indexing.selectors import can_manage, latest_run, repositories_visible_to
+from indexing.selectors import latest_run, repositories_visible_to, repository_for_management
 from indexing.services import (
     IndexingError,
     index_run_start,
@@ -144,6 +144,15 @@ class SearchParams(Schema):
     exclude_tests: bool = False
 
 
+def managed(request, name: str):
+    repository, status = repository_for_management(user=request.user, name=name)
+    if status == 404:
+        return None, (404, {"detail": f"no repository named {name!r}"})
+    if status == 403:
+        return None, (403, {"detail": "only the owner or staff may change this repository"})
+    return repository, None
+
+
 @api.get(
     "/search",
     response={
@@ -214,11 +223,9 @@ def api_latest_run(request, name: str):
 @api.delete("/repos/{name}", response={204: None, 403: ErrorOut, 404: ErrorOut}, auth=WRITE_AUTH)
 def api_delete_repository(request, name: str):
     """Delete a repository with its index and vectors (its owner or staff)."""
-    repository = repositories_visible_to(request.user).filter(name=name).first()
-    if repository is None:
-        return 404, {"detail": f"no repository named {name!r}"}
-    if not can_manage(user=request.user, repository=repository):
-        return 403, {"detail": "only the owner or staff may delete this repository"}
+    repository, refusal = managed(request, name)
+    if refusal:
+        return refusal
     repository_delete(repository=repository)
     return 204, None
 
@@ -227,11 +234,9 @@ def api_delete_repository(request, name: str):
     "/repos/{name}/reindex", response={202: RunOut, 403: ErrorOut, 404: ErrorOut}, auth=WRITE_AUTH
 )
 def api_reindex_repository(request, name: str):
-    repository = repositories_visible_to(request.user).filter(name=name).first()
-    if repository is None:
-        return 404, {"detail": f"no repository named {name!r}"}
-    if not can_manage(user=request.user, repository=repository):
-        return 403, {"detail": "only the owner or staff may re-index this repository"}
+    repository, refusal = managed(request, name)
+    if refusal:
+        return refusal
     return 202, run_out(index_run_start(repository=repository))
 
 

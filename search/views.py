@@ -3,12 +3,17 @@ import logging
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from indexing.models import Repository
-from indexing.selectors import can_manage, latest_run, repositories_visible_to
+from indexing.selectors import (
+    can_manage,
+    latest_run,
+    repositories_visible_to,
+    repository_for_management,
+)
 from indexing.services import (
     IndexingError,
     index_run_start,
@@ -112,9 +117,11 @@ def repository_new(request):
 
 
 def _managed_repository(request, name: str) -> Repository:
-    repository = get_object_or_404(repositories_visible_to(request.user), name=name)
-    if not can_manage(user=request.user, repository=repository):
-        raise PermissionDenied("only the owner or staff may do this")
+    repository, status = repository_for_management(user=request.user, name=name)
+    if status == 404:
+        raise Http404(f"no repository named {name!r}")
+    if status == 403:
+        raise PermissionDenied("only the owner or staff may change this repository")
     return repository
 
 

@@ -123,3 +123,15 @@ def test_slugify_title():
     assert slugify_title("Hello World") == "hello-world"
 """,
 }
+
+
+@pytest.fixture
+def shop(db, write_repo):
+    """The sample repository, indexed (public, no owner)."""
+    from indexing.services import index_run_execute, index_run_start, repository_create
+
+    repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
+    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    assert run.status == "succeeded", run.error
+    repository.refresh_from_db()
+    return repository

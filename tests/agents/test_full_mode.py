@@ -6,7 +6,6 @@ from agents.augment import CrewAIResearchAugmenter, PromptAugmenter, clean_augme
 from agents.llm import get_llm_client
 from search.services import search
 from tests.agents.conftest import Reply
-from tests.search.conftest import shop  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +39,7 @@ def llm_settings(settings, fake_llm):
     get_llm_client.cache_clear()
 
 
-def test_full_mode_runs_every_stage(shop, fake_llm, llm_settings):  # noqa: F811
+def test_full_mode_runs_every_stage(shop, fake_llm, llm_settings):
     llm_settings(AUGMENTER="prompt")
     fake_llm.answer(
         "Code that retries an HTTP request with backoff when the connection fails.",
@@ -57,7 +56,7 @@ def test_full_mode_runs_every_stage(shop, fake_llm, llm_settings):  # noqa: F811
     assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
 
 
-def test_llm_down_answers_like_fast_and_says_so(shop, settings):  # noqa: F811
+def test_llm_down_answers_like_fast_and_says_so(shop, settings):
     settings.REPORIFT = {
         **settings.REPORIFT,
         "LLM": {
@@ -80,7 +79,7 @@ def test_llm_down_answers_like_fast_and_says_so(shop, settings):  # noqa: F811
     assert [r.unit.pk for r in full.results] == [r.unit.pk for r in fast.results]
 
 
-def test_garbage_rerank_keeps_candidates(shop, fake_llm, llm_settings):  # noqa: F811
+def test_garbage_rerank_keeps_candidates(shop, fake_llm, llm_settings):
     llm_settings(AUGMENTER="prompt")
     fake_llm.answer("An HTTP retry helper.", CODE, "Sorry, I can't rank these.")
     response = search(repository=shop, query="retry failed http calls", mode="full", k=7)
@@ -89,7 +88,7 @@ def test_garbage_rerank_keeps_candidates(shop, fake_llm, llm_settings):  # noqa:
     assert len(response.results) == 7  # every unit of the sample repository is still there
 
 
-def test_stages_off_for_a_model_are_skipped(shop, fake_llm, llm_settings, settings):  # noqa: F811
+def test_stages_off_for_a_model_are_skipped(shop, fake_llm, llm_settings, settings):
     llm_settings(AUGMENTER="prompt", PER_MODEL={"default": {"STAGES": [], "RERANK_WEIGHT": 0}})
     response = search(repository=shop, query="retry failed http calls", mode="full", k=3)
     assert fake_llm.requests == []

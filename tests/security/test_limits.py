@@ -68,7 +68,7 @@ def test_upload_size_limit(settings, user_client):
     assert not Repository.objects.exists()
 
 
-def test_query_and_k_limits(shop_public):
+def test_query_and_k_limits(shop):
     client = Client()
     long_query = client.get("/api/search", {"repo": "shop", "q": "x" * 1001})
     assert long_query.status_code == 400 and "longer than 1000" in long_query.json()["detail"]
@@ -76,7 +76,7 @@ def test_query_and_k_limits(shop_public):
     assert big_k.status_code == 400 and "k must be between 1 and 100" in big_k.json()["detail"]
 
 
-def test_search_rate_limit_per_user(settings, shop_public, django_user_model):
+def test_search_rate_limit_per_user(settings, shop, django_user_model):
     from django.core.cache import cache
 
     cache.clear()
@@ -88,8 +88,3 @@ def test_search_rate_limit_per_user(settings, shop_public, django_user_model):
     assert codes == [200, 200, 200, 429]
     assert bob.get("/api/search", {"repo": "shop", "q": "retry"}).status_code == 200
     cache.clear()
-
-
-@pytest.fixture
-def shop_public(shop):
-    return shop

@@ -19,22 +19,20 @@ def users(django_user_model):
     }
 
 
-@pytest.fixture
-def private_repo(users, write_repo):
-    repository = repository_create(
-        name="secret", source=str(write_repo(SAMPLE_FILES)), owner=users["owner"], is_public=False
-    )
+def indexed(name, owner, root, *, public):
+    repository = repository_create(name=name, source=str(root), owner=owner, is_public=public)
     index_run_execute(run=index_run_start(repository=repository, enqueue=False))
     return repository
+
+
+@pytest.fixture
+def private_repo(users, write_repo):
+    return indexed("secret", users["owner"], write_repo(SAMPLE_FILES), public=False)
 
 
 @pytest.fixture
 def public_repo(users, write_repo):
-    repository = repository_create(
-        name="open", source=str(write_repo(SAMPLE_FILES)), owner=users["owner"], is_public=True
-    )
-    index_run_execute(run=index_run_start(repository=repository, enqueue=False))
-    return repository
+    return indexed("open", users["owner"], write_repo(SAMPLE_FILES), public=True)
 
 
 def as_user(user):
