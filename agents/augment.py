@@ -4,8 +4,9 @@ own vocabulary.
 
 Its RAG tool searches the repository's README, docs and docstrings. Small models rarely decide to
 call a tool, so the best excerpts for Q are also put in front of the agent as DATA; the tool
-stays available for one more look-up (two in all). A web-search tool is added only when one is
-configured. The agent has a hard time budget; on failure or overrun the query is used as is.
+stays available for one more look-up (two in all). A web-search tool is added only when an
+endpoint is configured (`agents.web_search`). The agent has a hard time budget; on failure or
+overrun the query is used as is.
 """
 
 from __future__ import annotations
@@ -57,14 +58,14 @@ class CrewAIResearchAugmenter:
         api_key: str,
         budget_s: float,
         max_tokens: int = 200,
-        web_search_tool=None,
+        web_search_url: str = "",
     ) -> None:
         self.base_url = base_url
         self.model = model
         self.api_key = api_key or "not-needed"
         self.budget_s = budget_s
         self.max_tokens = max_tokens
-        self.web_search_tool = web_search_tool
+        self.web_search_url = web_search_url
 
     def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult:
         start = time.perf_counter()
@@ -151,8 +152,10 @@ class CrewAIResearchAugmenter:
             max_tokens=self.max_tokens,
         )
         tools = [RepositoryDocsTool()]
-        if self.web_search_tool is not None:
-            tools.append(self.web_search_tool)
+        if self.web_search_url:  # only when an operator configured a search endpoint
+            from agents.web_search import web_search_tool
+
+            tools.append(web_search_tool(self.web_search_url, calls))
         agent = Agent(
             role="technical research writer",
             goal="Describe precisely the code that answers a developer's search query",

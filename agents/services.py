@@ -26,6 +26,7 @@ def get_augmenter() -> Augmenter:
         model=model,
         api_key=api_key,
         budget_s=settings.REPORIFT["LLM"]["AUGMENT_BUDGET_S"],
+        web_search_url=settings.REPORIFT["LLM"]["WEB_SEARCH_URL"],
     )
 
 

@@ -196,6 +196,8 @@ REPORIFT = {
         "MAX_RETRIES": env_int("REPORIFT_LLM_MAX_RETRIES", 1),
         # Hard time budget of the research agent, whatever the model does.
         "AUGMENT_BUDGET_S": float(os.environ.get("REPORIFT_AUGMENT_BUDGET_S", "30")),
+        # A SearxNG-compatible JSON search API for the research agent; unset = no web search.
+        "WEB_SEARCH_URL": os.environ.get("REPORIFT_WEB_SEARCH_URL", ""),
     },
     "AGENTS": {
         # "crewai": the research agent of the paper; "prompt": the same prompt, one completion.
