@@ -41,7 +41,15 @@ def measure(label: str, base_url: str, model: str, api_key: str, queries: list[s
     crew = CrewAIResearchAugmenter(base_url=base_url, model=model, api_key=api_key, budget_s=120)
     crew.augment("warm up", search_docs=lambda q: [])  # CrewAI's import and first call
     prompt = PromptAugmenter(client=client)
-    reranker = LLMReranker(client=client, weight=0.5)
+    from agents.services import model_settings
+
+    choices = model_settings(model)
+    reranker = LLMReranker(
+        client=client,
+        weight=choices["RERANK_WEIGHT"],
+        max_candidates=15,
+        candidate_chars=choices["RERANK_CHARS"],
+    )
     timings: dict[str, list[float]] = {k: [] for k in ("crewai", "prompt", "codegen", "rerank")}
     failures: dict[str, int] = dict.fromkeys(timings, 0)
     for i, query in enumerate(queries):
@@ -107,7 +115,8 @@ def main() -> None:
         "",
         f"Machine: {machine_line()}. Command: `python -m benchmarks.agents --queries "
         f"{args.queries}` (part of `make bench`). {len(queries)} queries, cache off; the "
-        f"reranker gets 15 candidates (functions of `requests`, 600 characters each). "
+        "reranker gets 15 candidates (functions of `requests`, cut to the model's excerpt "
+        "length: 300 characters for the embedded model, 600 otherwise). "
         f"Embedded server start: {startup:.1f} s.",
         "",
         "| model | stage | median | max | failed (fell back) |",
