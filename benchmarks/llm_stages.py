@@ -68,6 +68,12 @@ def main() -> None:
                 "| configuration | Success@1 | Success@10 | MRR | NDCG@10 | p50 latency |",
                 "| --- | --- | --- | --- | --- | --- |",
                 *table,
+                "",
+                "Rows after the first reuse its cached augmentations and generated code, so their "
+                "latency leaves that LLM time out; the first row shows the real cost of all "
+                "stages. "
+                "A stage is on by default for a model only if its row beats fast mode here "
+                '(`REPORIFT["AGENTS"]["PER_MODEL"]` in settings).',
             ]
         ),
     )

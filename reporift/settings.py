@@ -211,9 +211,16 @@ REPORIFT = {
                 "RERANK_CANDIDATES": 30,
                 "RERANK_CHARS": 600,
             },
-            # The embedded SmolLM2-135M: 4k context and about 50 prompt tokens/s on one thread,
-            # so the reranker sees 10 short candidates.
-            "smollm2-135m-instruct": {"RERANK_CANDIDATES": 10, "RERANK_CHARS": 300},
+            # The embedded SmolLM2-135M: measured, every LLM stage made results worse or no
+            # better (docs/BENCHMARKS.md, "Do the LLM stages help?"), so none is on by default;
+            # `evaluate --streams` still runs them. Its 4k context and ~50 prompt tokens/s on one
+            # thread allow the reranker 10 short candidates.
+            "smollm2-135m-instruct": {
+                "STAGES": [],
+                "RERANK_WEIGHT": 0.0,
+                "RERANK_CANDIDATES": 10,
+                "RERANK_CHARS": 300,
+            },
         },
     },
     "SEARCH": {
