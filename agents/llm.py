@@ -13,12 +13,12 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from functools import cache
 from typing import Protocol, runtime_checkable
 
 from django.conf import settings
 
 from agents.models import CompletionCacheEntry, LLMCall
+from indexing.registry import once
 
 logger = logging.getLogger(__name__)
 
@@ -197,7 +197,7 @@ def llm_endpoint() -> tuple[str, str, str]:
     return server.base_url, server.model_alias, ""
 
 
-@cache
+@once
 def get_llm_client() -> LLMClient:
     conf = settings.REPORIFT["LLM"]
     base_url, model, api_key = llm_endpoint()

@@ -131,7 +131,8 @@ class LLMReranker:
                 purpose="rerank",
                 prompt_version=RERANK.id,
                 max_tokens=self.max_tokens,
-                json_mode=False,
+                # Constrained decoding (OpenAI, llama.cpp, vLLM): the answer is JSON at least.
+                json_mode=True,
             )
             keep.latency_ms = answer.latency_ms
             llm_order, reasons = parse_ranking(answer.text, n)

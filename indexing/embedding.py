@@ -10,11 +10,12 @@ from __future__ import annotations
 import importlib.util
 import threading
 from collections.abc import Callable, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from indexing.registry import build_backend, once
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -174,11 +175,9 @@ class OpenAIEmbedder:
         return out
 
 
-@cache
+@once
 def get_embedder() -> Embedder:
     """The configured embedder, loaded once per process (loading costs about a second)."""
     from django.conf import settings
-
-    from indexing.registry import build_backend
 
     return build_backend(settings.REPORIFT["EMBEDDER"])

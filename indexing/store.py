@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from indexing.registry import build_backend, once
 
 
 @dataclass(frozen=True)
@@ -149,10 +150,8 @@ class ChromaVectorStore:
         return len(got["ids"])
 
 
-@cache
+@once
 def get_vector_store() -> VectorStore:
     from django.conf import settings
-
-    from indexing.registry import build_backend
 
     return build_backend(settings.REPORIFT["VECTOR_STORE"])

@@ -86,3 +86,9 @@ def test_only_the_first_candidates_go_to_the_llm(fake_client, fake_llm):
     prompt = fake_llm.requests[0]["messages"][1]["content"]
     assert "[c3]" in prompt and "[c4]" not in prompt
     assert "def f0(): pass" not in prompt  # cut to 10 characters
+
+
+def test_asks_for_json_output(fake_client, fake_llm):
+    fake_llm.answer('{"ranking": ["c1"]}')
+    LLMReranker(client=fake_client, weight=1.0).rerank("q", candidates(2))
+    assert fake_llm.requests[0]["response_format"] == {"type": "json_object"}
