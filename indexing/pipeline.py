@@ -84,16 +84,18 @@ class IndexPipeline:
 
         self._progress(phase=IndexRun.Phase.SCANNING, force=True)
         scanned = self._scan(fetched.root)
+        active = self._active_versions()
         DocumentChunk.objects.filter(run=self.run).delete()  # a redelivered run starts over
         DocumentChunk.objects.bulk_create(
             DocumentChunk(run=self.run, path=path, text=text)
             for path, text in collect_document_chunks(fetched.root)
         )
-        reused, changed = self._diff(scanned)
+        reused, changed = self._diff(scanned, active)
         self.run.files_total = len(scanned)
         self.run.files_reused = len(reused)
         self.run.files_done = len(reused)
-        self.run.files_deleted = self._count_deleted(scanned)
+        present = {item.entry.path for item in scanned}
+        self.run.files_deleted = len({path for path, _ in active} - present)
         self._progress(phase=IndexRun.Phase.PARSING, force=True)
 
         new_versions = self._parse(changed)
@@ -118,8 +120,9 @@ class IndexPipeline:
         rows = FileVersion.objects.filter(runs=active).values_list("path", "sha256", "pk")
         return {(path, sha): pk for path, sha, pk in rows}
 
-    def _diff(self, scanned: list[_ScannedFile]) -> tuple[list[int], list[_ScannedFile]]:
-        active = self._active_versions()
+    def _diff(
+        self, scanned: list[_ScannedFile], active: dict[tuple[str, str], int]
+    ) -> tuple[list[int], list[_ScannedFile]]:
         reused: list[int] = []
         changed: list[_ScannedFile] = []
         for item in scanned:
@@ -129,10 +132,6 @@ class IndexPipeline:
             else:
                 reused.append(pk)
         return reused, changed
-
-    def _count_deleted(self, scanned: list[_ScannedFile]) -> int:
-        present = {item.entry.path for item in scanned}
-        return len({path for path, _ in self._active_versions()} - present)
 
     def _parse(self, changed: list[_ScannedFile]) -> list[int]:
         created: list[int] = []
