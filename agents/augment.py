@@ -18,8 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from agents.llm import Completion, LLMError, cache_key, record_call
-from agents.models import CompletionCacheEntry
+from agents.llm import (
+    Completion,
+    LLMError,
+    cache_key,
+    cached_completion,
+    record_call,
+    store_completion,
+)
 from agents.prompts import AUGMENT, data_block
 
 logger = logging.getLogger(__name__)
@@ -40,6 +46,11 @@ class AugmentResult:
 @runtime_checkable
 class Augmenter(Protocol):
     def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult: ...
+
+
+def excerpts(texts: list[str]) -> str:
+    """Repository excerpts for the prompt, each fenced as data."""
+    return "\n".join(data_block(text) for text in texts) or "(none found)"
 
 
 def clean_augmentation(query: str, text: str) -> str:
@@ -69,25 +80,28 @@ class CrewAIResearchAugmenter:
 
     def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult:
         start = time.perf_counter()
-        key = cache_key(
-            self.model,
-            [{"role": "agent", "content": query}],
-            {"prompt": AUGMENT.id, "max_tokens": self.max_tokens},
-        )
-        hit = CompletionCacheEntry.objects.filter(key=key).first()
-        if hit is not None:
-            record_call(Completion(hit.text, self.model, 0.0, cached=True), "augment", AUGMENT.id)
-            return AugmentResult(hit.text, 0.0)
         calls: list[str] = []
-        outcome: dict[str, object] = {}
 
         def search(text: str) -> list[str]:
             calls.append(text)
             return search_docs(text)
 
+        # The repository's excerpts for Q go in front of the agent, and into the cache key: the
+        # same question about two repositories must not share an answer.
+        context = excerpts(search(query))
+        key = cache_key(
+            self.model,
+            AUGMENT.messages(query=query, context=context),
+            {"agent": "crewai", "max_tokens": self.max_tokens, "web": self.web_search_url},
+        )
+        if (hit := cached_completion(key, self.model)) is not None:
+            record_call(hit, "augment", AUGMENT.id)
+            return AugmentResult(clean_augmentation(query, hit.text), 0.0, len(calls))
+        outcome: dict[str, object] = {}
+
         def work() -> None:
             try:
-                outcome["text"], outcome["usage"] = self._kickoff(query, search, calls)
+                outcome["text"], outcome["usage"] = self._kickoff(query, context, search, calls)
             except Exception as exc:  # CrewAI raises many kinds; all mean "no augmentation"
                 outcome["error"] = f"{type(exc).__name__}: {exc}"
 
@@ -96,39 +110,28 @@ class CrewAIResearchAugmenter:
         thread.join(self.budget_s)
         latency = (time.perf_counter() - start) * 1000
         if thread.is_alive():
-            return AugmentResult(
-                query,
-                latency,
-                len(calls),
-                f"research agent exceeded its {self.budget_s:.0f}s budget",
-            )
+            error = f"research agent exceeded its {self.budget_s:.0f}s budget"
+            return AugmentResult(query, latency, len(calls), error)
         if "error" in outcome:
             return AugmentResult(query, latency, len(calls), str(outcome["error"]))
-        text = str(outcome.get("text") or "").strip()
         usage = outcome.get("usage")
         completion = Completion(
-            text,
+            str(outcome.get("text") or "").strip(),
             self.model,
             latency,
             int(getattr(usage, "prompt_tokens", 0) or 0),
             int(getattr(usage, "completion_tokens", 0) or 0),
         )
-        record_call(completion, "augment", AUGMENT.id, error="" if text else "empty answer")
-        if not text:
+        if not completion.text:
+            record_call(completion, "augment", AUGMENT.id, error="empty answer")
             return AugmentResult(query, latency, len(calls), "research agent returned nothing")
-        augmented = clean_augmentation(query, text)
-        CompletionCacheEntry.objects.update_or_create(
-            key=key,
-            defaults={
-                "model": self.model,
-                "text": augmented,
-                "prompt_tokens": completion.prompt_tokens,
-                "completion_tokens": completion.completion_tokens,
-            },
-        )
-        return AugmentResult(augmented, latency, len(calls))
+        record_call(completion, "augment", AUGMENT.id)
+        store_completion(key, completion)
+        return AugmentResult(clean_augmentation(query, completion.text), latency, len(calls))
 
-    def _kickoff(self, query: str, search: SearchDocs, calls: list[str]) -> tuple[str, object]:
+    def _kickoff(
+        self, query: str, context: str, search: SearchDocs, calls: list[str]
+    ) -> tuple[str, object]:
         from crewai import LLM, Agent, Crew, Process, Task
         from crewai.tools import BaseTool
 
@@ -167,7 +170,6 @@ class CrewAIResearchAugmenter:
             allow_delegation=False,
             verbose=False,
         )
-        context = "\n".join(data_block(text) for text in search(query)) or "(none found)"
         task = Task(
             description=AUGMENT.user.format(query=query, context=context),
             expected_output="3 to 5 sentences describing the code, on the query's topics only.",
@@ -188,7 +190,7 @@ class PromptAugmenter:
 
     def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult:
         start = time.perf_counter()
-        context = "\n".join(data_block(text) for text in search_docs(query)) or "(none found)"
+        context = excerpts(search_docs(query))
         try:
             answer = self.client.complete(
                 AUGMENT.messages(query=query, context=context),

@@ -62,6 +62,25 @@ def cache_key(model: str, messages: list[dict[str, str]], params: dict) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def cached_completion(key: str, model: str) -> Completion | None:
+    hit = CompletionCacheEntry.objects.filter(key=key).first()
+    if hit is None:
+        return None
+    return Completion(hit.text, model, 0.0, hit.prompt_tokens, hit.completion_tokens, cached=True)
+
+
+def store_completion(key: str, completion: Completion) -> None:
+    CompletionCacheEntry.objects.update_or_create(
+        key=key,
+        defaults={
+            "model": completion.model,
+            "text": completion.text,
+            "prompt_tokens": completion.prompt_tokens,
+            "completion_tokens": completion.completion_tokens,
+        },
+    )
+
+
 class OpenAICompatibleClient:
     def __init__(
         self,
@@ -97,36 +116,24 @@ class OpenAICompatibleClient:
     ) -> Completion:
         params = {"max_tokens": max_tokens, "temperature": temperature, "json": json_mode}
         key = cache_key(self.model, messages, params)
-        if self.use_cache and temperature == 0.0:
-            hit = CompletionCacheEntry.objects.filter(key=key).first()
-            if hit is not None:
-                completion = Completion(
-                    hit.text, self.model, 0.0, hit.prompt_tokens, hit.completion_tokens, cached=True
-                )
-                self._log(completion, purpose, prompt_version)
-                return completion
+        use_cache = self.use_cache and temperature == 0.0  # sampled answers are not reused
+        if use_cache and (hit := cached_completion(key, self.model)) is not None:
+            record_call(hit, purpose, prompt_version)
+            return hit
         start = time.perf_counter()
         try:
             completion = self._request(messages, max_tokens, temperature, json_mode, start)
         except LLMError as exc:
-            self._log(
+            record_call(
                 Completion("", self.model, (time.perf_counter() - start) * 1000),
                 purpose,
                 prompt_version,
                 error=str(exc),
             )
             raise
-        if self.use_cache and temperature == 0.0:
-            CompletionCacheEntry.objects.update_or_create(
-                key=key,
-                defaults={
-                    "model": self.model,
-                    "text": completion.text,
-                    "prompt_tokens": completion.prompt_tokens,
-                    "completion_tokens": completion.completion_tokens,
-                },
-            )
-        self._log(completion, purpose, prompt_version)
+        if use_cache:
+            store_completion(key, completion)
+        record_call(completion, purpose, prompt_version)
         return completion
 
     def _request(self, messages, max_tokens, temperature, json_mode, start) -> Completion:
@@ -163,9 +170,6 @@ class OpenAICompatibleClient:
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
         )
 
-    def _log(self, completion: Completion, purpose: str, prompt_version: str, error: str = ""):
-        record_call(completion, purpose, prompt_version, error)
-
 
 def record_call(completion: Completion, purpose: str, prompt_version: str, error: str = "") -> None:
     try:
@@ -183,18 +187,29 @@ def record_call(completion: Completion, purpose: str, prompt_version: str, error
         logger.exception("could not record an LLM call")
 
 
+def configured_model() -> str:
+    """The model that LLM calls will use, read from settings: nothing is started, so callers
+    can decide from the model's settings whether they need an LLM at all."""
+    conf = settings.REPORIFT["LLM"]
+    if conf["BASE_URL"]:
+        return conf["MODEL"] or "gpt-4o-mini"
+    if not conf["EMBEDDED"]:
+        raise LLMUnavailable("no LLM endpoint is configured (OPENAI_BASE_URL)")
+    from agents.local_model import MODEL_ALIAS
+
+    return MODEL_ALIAS
+
+
 def llm_endpoint() -> tuple[str, str, str]:
     """(base URL, model, API key) of the configured endpoint, starting the embedded one if none
     is configured."""
     conf = settings.REPORIFT["LLM"]
+    model = configured_model()
     if conf["BASE_URL"]:
-        return conf["BASE_URL"], conf["MODEL"] or "gpt-4o-mini", conf["API_KEY"]
-    if not conf["EMBEDDED"]:
-        raise LLMUnavailable("no LLM endpoint is configured (OPENAI_BASE_URL)")
+        return conf["BASE_URL"], model, conf["API_KEY"]
     from agents.local_model import embedded_server
 
-    server = embedded_server()
-    return server.base_url, server.model_alias, ""
+    return embedded_server().base_url, model, ""
 
 
 @once

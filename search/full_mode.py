@@ -34,21 +34,29 @@ def run_llm_streams(
     explicit: bool,
 ) -> list[S.StreamResult]:
     from agents.codegen import generate_code
-    from agents.llm import LLMError, get_llm_client
+    from agents.llm import LLMError, configured_model, get_llm_client
     from agents.services import get_augmenter
 
+    try:
+        model = configured_model()
+    except LLMError as exc:
+        _fall_back(response, f"the LLM is unavailable ({exc})")
+        return []
+    response.llm_model = model
+    # Decided from settings before anything starts: with every stage off for this model, no
+    # LLM server is started and no call is made.
+    stages = set(wanted if explicit else enabled_stages(model)) & set(wanted)
+    if not stages & {*LLM_STREAMS, "rerank"}:
+        response.notices.append(
+            f"the LLM stages are off for {model} (they did not help in measurements); "
+            "answered with the retrieval streams"
+        )
+        return []
     try:
         client = get_llm_client()
     except LLMError as exc:
         _fall_back(response, f"the LLM is unavailable ({exc})")
         return []
-    stages = set(wanted if explicit else enabled_stages(client.model)) & set(wanted)
-    response.llm_model = client.model
-    if not stages & set(LLM_STREAMS) and "rerank" not in stages:
-        response.notices.append(
-            f"the LLM stages are off for {client.model} (they did not help in measurements); "
-            "answered with the retrieval streams"
-        )
     results: list[S.StreamResult] = []
     working = False
     augmented = query

@@ -119,7 +119,7 @@ def test_crewai_augmenter_against_an_openai_compatible_server(fake_llm, db):
     assert not result.error, result.error
     assert result.text.startswith("retry http calls. ") and "retries HTTP" in result.text
     assert seen == ["retry http calls"]  # the repository's docs were searched for the query
-    again = augmenter.augment("retry http calls", search_docs=lambda q: [])
+    again = augmenter.augment("retry http calls", search_docs=lambda q: ["README: retries"])
     assert again.text == result.text and again.latency_ms == 0.0  # cached
 
 
@@ -135,3 +135,27 @@ def test_crewai_augmenter_budget(fake_llm, db):
 def test_clean_augmentation_keeps_the_query():
     assert clean_augmentation("find x", "  A   thing\n") == "find x. A thing"
     assert clean_augmentation("find x", "") == "find x"
+
+
+def test_stages_off_start_no_llm(shop, settings):
+    # The embedded model's stages are all off: full mode must not start its server.
+    from agents import local_model
+
+    get_llm_client.cache_clear()
+    local_model.stop_embedded_server()
+    response = search(repository=shop, query="retry failed http calls", mode="full", k=3)
+    assert local_model._server is None
+    assert response.llm_model == "smollm2-135m-instruct"
+    assert any("stages are off" in n for n in response.notices)
+    assert response.results[0].unit.qualname == "retry_http_call"
+
+
+def test_same_question_two_repositories_two_augmentations(fake_llm, db):
+    fake_llm.answer("Final Answer: first repository's answer.")
+    augmenter = CrewAIResearchAugmenter(
+        base_url=fake_llm.base_url, model="fake-model", api_key="x", budget_s=60
+    )
+    first = augmenter.augment("retry", search_docs=lambda q: ["README: repository one"])
+    fake_llm.answer("Final Answer: second repository's answer.")
+    second = augmenter.augment("retry", search_docs=lambda q: ["README: repository two"])
+    assert "first" in first.text and "second" in second.text
