@@ -4,13 +4,9 @@ each run) and the docstrings of its units, searched with BM25."""
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
-import bm25s
-
-from indexing.lexical import generation_key, tokenize
+from indexing.lexical import GenerationCache, LexicalIndex, bm25_index, tokenize
 
 DOC_SUFFIXES = (".md", ".rst", ".txt")
 MAX_DOC_FILES = 200
@@ -43,38 +39,19 @@ def collect_document_chunks(root: Path) -> list[tuple[str, str]]:
     return chunks
 
 
-class _DocIndex:
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self.retriever = bm25s.BM25()
-        tokens = [tokenize(t) for t in texts]
-        if any(tokens):
-            self.retriever.index(tokens, show_progress=False)
-        self.empty = not any(tokens)
-
-    def search(self, query: str, n: int) -> list[str]:
-        tokens = tokenize(query)
-        if self.empty or not tokens:
-            return []
-        scores = self.retriever.get_scores(tokens)
-        best = sorted(range(len(scores)), key=lambda i: -scores[i])[:n]
-        return [self.texts[i] for i in best if scores[i] > 0]
-
-
-_cache: OrderedDict[str, _DocIndex] = OrderedDict()
-_lock = threading.Lock()
+# A generation's texts, and a BM25 index over them whose ids are positions in the list.
+_indexes: GenerationCache[tuple[list[str], LexicalIndex]] = GenerationCache()
 
 
 def search_repository_documents(*, run_id: int, query: str, n: int = 3) -> list[str]:
     """Best-matching README/docs paragraphs and docstrings of a generation, as short texts."""
-    key = generation_key(run_id)
-    with _lock:
-        index = _cache.get(key)
-        if index is None:
-            index = _cache[key] = _DocIndex(_texts(run_id))
-            while len(_cache) > 8:
-                _cache.popitem(last=False)
-    return index.search(query, n)
+
+    def build(_key: str) -> tuple[list[str], LexicalIndex]:
+        texts = _texts(run_id)
+        return texts, bm25_index(range(len(texts)), [tokenize(t) for t in texts])
+
+    texts, index = _indexes.get(run_id, build)
+    return [texts[i] for i, _ in index.search(query, n=n)]
 
 
 def _texts(run_id: int) -> list[str]:

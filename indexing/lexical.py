@@ -14,8 +14,10 @@ import re
 import shutil
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import bm25s
 import numpy as np
@@ -24,6 +26,7 @@ from django.conf import settings
 from indexing.unit_text import identifier_words
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # Words that carry no meaning in either a question or code.
@@ -80,7 +83,6 @@ STOPWORDS = frozenset(
         "pass",
     }
 )
-_MAX_CACHED = 8
 
 
 def tokenize(text: str) -> list[str]:
@@ -100,15 +102,16 @@ def unit_tokens(path: str, qualname: str, docstring: str, code: str) -> list[str
 
 @dataclass
 class LexicalIndex:
-    unit_ids: np.ndarray  # CodeUnit primary keys, in index order
+    unit_ids: np.ndarray  # the caller's ids (CodeUnit primary keys), in index order
     retriever: bm25s.BM25
+    indexed: bool = True  # False when no document had a single token
 
     def search(
         self, query: str, *, n: int, mask: np.ndarray | None = None
     ) -> list[tuple[int, float]]:
-        """Top `n` (unit id, BM25 score) with a positive score; `mask` (0/1 per unit) filters."""
+        """Top `n` (id, BM25 score) with a positive score; `mask` (0/1 per item) filters."""
         tokens = tokenize(query)
-        if not tokens or len(self.unit_ids) == 0:
+        if not tokens or not self.indexed or len(self.unit_ids) == 0:
             return []
         scores = self.retriever.get_scores(tokens)
         if mask is not None:
@@ -119,8 +122,12 @@ class LexicalIndex:
         return [(int(self.unit_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
 
 
-_cache: OrderedDict[str, LexicalIndex] = OrderedDict()
-_lock = threading.Lock()
+def bm25_index(ids: Sequence[int], corpus: list[list[str]]) -> LexicalIndex:
+    retriever = bm25s.BM25()
+    indexed = any(corpus)
+    if indexed:
+        retriever.index(corpus, show_progress=False)
+    return LexicalIndex(np.array(ids, dtype=np.int64), retriever, indexed)
 
 
 def generation_key(run_id: int) -> str:
@@ -132,21 +139,41 @@ def generation_key(run_id: int) -> str:
     return f"{run_id}-{int(created.timestamp() * 1_000_000)}"
 
 
+class GenerationCache(Generic[T]):
+    """Objects built per generation (an index), the few most recently used kept in memory."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._items: OrderedDict[str, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, run_id: int, build: Callable[[str], T]) -> T:
+        key = generation_key(run_id)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+            item = self._items[key] = build(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+            return item
+
+    def drop(self, run_id: int) -> str:
+        key = generation_key(run_id)
+        with self._lock:
+            self._items.pop(key, None)
+        return key
+
+
+_indexes: GenerationCache[LexicalIndex] = GenerationCache()
+
+
 def _directory(key: str) -> Path:
     return Path(settings.DATA_DIR) / "lexical" / f"run-{key}"
 
 
 def lexical_index_for_run(run_id: int) -> LexicalIndex:
-    key = generation_key(run_id)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-        index = _load(key) or _build(run_id, key)
-        _cache[key] = index
-        while len(_cache) > _MAX_CACHED:
-            _cache.popitem(last=False)
-        return index
+    return _indexes.get(run_id, lambda key: _load(key) or _build(run_id, key))
 
 
 def _load(key: str) -> LexicalIndex | None:
@@ -174,11 +201,8 @@ def _build(run_id: int, key: str) -> LexicalIndex:
     for pk, path, qualname, docstring, code in rows.iterator(chunk_size=2000):
         ids.append(pk)
         corpus.append(unit_tokens(path, qualname, docstring, code))
-    retriever = bm25s.BM25()
-    if corpus:
-        retriever.index(corpus, show_progress=False)
-    index = LexicalIndex(np.array(ids, dtype=np.int64), retriever)
-    if corpus:
+    index = bm25_index(ids, corpus)
+    if index.indexed:
         _save(key, index)
     return index
 
@@ -195,7 +219,4 @@ def _save(key: str, index: LexicalIndex) -> None:
 
 
 def drop_lexical_index(run_id: int) -> None:
-    key = generation_key(run_id)
-    with _lock:
-        _cache.pop(key, None)
-    shutil.rmtree(_directory(key), ignore_errors=True)
+    shutil.rmtree(_directory(_indexes.drop(run_id)), ignore_errors=True)
