@@ -131,7 +131,7 @@ def search(
     started = time.perf_counter()
     response = SearchResponse(query=query, mode=mode, mode_used=mode, results=[])
 
-    runner = _StreamRunner(repository, filters, max(k, config["DEPTH"]["S1"]))
+    runner = _StreamRunner(repository, filters, k)
     results: list[S.StreamResult] = []
     if "S1" in wanted:
         results.append(runner.query(query))
@@ -153,8 +153,10 @@ def search(
         if result.error:
             response.notices.append(f"stream {result.name} failed: {result.error}")
 
-    fuse_start = time.perf_counter()
+    resolve_start = time.perf_counter()
     units = runner.resolve({unit_id for r in results for unit_id, _ in r.hits})
+    response.timings_ms["resolve"] = round((time.perf_counter() - resolve_start) * 1000, 2)
+    fuse_start = time.perf_counter()
     rankings = {r.name: [u for u, _ in r.hits if u in units][: runner.cap(r.name)] for r in results}
     limit = config["CANDIDATES"] if mode == "full" else k
     fused = reciprocal_rank_fusion(
@@ -197,12 +199,12 @@ def _vector_store_or_placeholder():
 class _StreamRunner:
     """Holds what every stream of one search shares: the context, the filters, the depths."""
 
-    def __init__(self, repository: Repository, filters: SearchFilters, min_depth: int) -> None:
-        config = search_config()
+    def __init__(self, repository: Repository, filters: SearchFilters, k: int) -> None:
         self.repository = repository
         self.filters = filters
-        depth = config["DEPTH"]
-        self.depth = {**depth, "S1": min_depth, "S4": max(min_depth, depth["S4"])}
+        depth = search_config()["DEPTH"]
+        # The streams that answer fast mode alone must reach at least k deep.
+        self.depth = {**depth, "S1": max(k, depth["S1"]), "S4": max(k, depth["S4"])}
         self.ctx = S.StreamContext(
             repository_id=repository.pk,
             embedder=get_embedder(),
