@@ -8,10 +8,12 @@
 | CELERY_BROKER_URL or REDIS_URL | unset: tasks run inline (eager) |
 """
 
+import json
 import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from reporift import offline  # noqa: F401  (sets the offline environment before anything loads)
 
@@ -26,6 +28,27 @@ def env_bool(name: str, default: bool) -> bool:
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value not in (None, "") else default
+
+
+DEFAULT_EMBEDDER = "indexing.embedding.OnnxMiniLMEmbedder"
+
+
+def embedder_settings(environ) -> dict:
+    """REPORIFT_EMBEDDER names the class; its options come from REPORIFT_EMBEDDER_OPTIONS (JSON),
+    e.g. '{"model": "text-embedding-3-small", "dimension": 1536, "base_url": "..."}' for
+    indexing.embedding.OpenAIEmbedder. The default takes REPORIFT_EMBED_THREADS."""
+    cls = environ.get("REPORIFT_EMBEDDER", DEFAULT_EMBEDDER)
+    raw = environ.get("REPORIFT_EMBEDDER_OPTIONS", "")
+    if raw:
+        try:
+            options = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ImproperlyConfigured(f"REPORIFT_EMBEDDER_OPTIONS is not JSON: {exc}") from exc
+    elif cls == DEFAULT_EMBEDDER:
+        options = {"threads": int(environ.get("REPORIFT_EMBED_THREADS") or 0)}
+    else:
+        options = {}
+    return {"CLASS": cls, "OPTIONS": options}
 
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -149,10 +172,7 @@ CHROMA_HOST = os.environ.get("CHROMA_HOST", "")
 CHROMA_PORT = env_int("CHROMA_PORT", 8000)
 
 REPORIFT = {
-    "EMBEDDER": {
-        "CLASS": os.environ.get("REPORIFT_EMBEDDER", "indexing.embedding.OnnxMiniLMEmbedder"),
-        "OPTIONS": {"threads": env_int("REPORIFT_EMBED_THREADS", 0)},
-    },
+    "EMBEDDER": embedder_settings(os.environ),
     "VECTOR_STORE": {
         "CLASS": "indexing.store.ChromaVectorStore",
         "OPTIONS": (

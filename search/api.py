@@ -21,10 +21,10 @@ from indexing.services import (
     repository_delete,
 )
 from indexing.tokens import user_for_api_token
+from search.errors import search_unavailable_message
 from search.presenters import response_for_api
 from search.ratelimit import allow, client_key
 from search.services import SearchError, SearchFilters, search
-from search.vector_errors import search_unavailable_message
 
 logger = logging.getLogger(__name__)
 api = NinjaAPI(title="RepoRift API", version="1", urls_namespace="api")

@@ -22,11 +22,11 @@ from indexing.services import (
     repository_delete,
 )
 from indexing.tokens import api_token_create
+from search.errors import search_unavailable_message
 from search.forms import IndexRepositoryForm, SearchForm
 from search.highlight import stylesheet
 from search.presenters import result_for_page, stage_timings
 from search.services import SearchError, search
-from search.vector_errors import search_unavailable_message
 
 logger = logging.getLogger(__name__)
 

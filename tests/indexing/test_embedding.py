@@ -84,3 +84,26 @@ class TestOpenAIEmbedderAgainstLlamaCpp(EmbedderContract):
 
         with pytest.raises(EmbedderUnavailable, match="expected"):
             OpenAIEmbedder(model="smollm2-embed", dimension=384, base_url=server).embed(["x"])
+
+
+def test_embedder_chosen_from_the_environment():
+    from django.core.exceptions import ImproperlyConfigured
+
+    from indexing.embedding import OpenAIEmbedder
+    from indexing.registry import build_backend
+    from reporift.settings import embedder_settings
+
+    assert embedder_settings({"REPORIFT_EMBED_THREADS": "2"}) == {
+        "CLASS": "indexing.embedding.OnnxMiniLMEmbedder",
+        "OPTIONS": {"threads": 2},
+    }
+    config = embedder_settings(
+        {
+            "REPORIFT_EMBEDDER": "indexing.embedding.OpenAIEmbedder",
+            "REPORIFT_EMBEDDER_OPTIONS": '{"model": "m", "dimension": 8, "base_url": "http://127.0.0.1:9/v1"}',
+        }
+    )
+    embedder = build_backend(config)
+    assert isinstance(embedder, OpenAIEmbedder) and embedder.dimension == 8
+    with pytest.raises(ImproperlyConfigured, match="not JSON"):
+        embedder_settings({"REPORIFT_EMBEDDER_OPTIONS": "{model"})
