@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from indexing.models import CodeUnit, IndexRun, Repository
 
@@ -61,3 +61,13 @@ def repository_for_management(*, user, name: str) -> tuple[Repository | None, in
     if not can_manage(user=user, repository=repository):
         return None, 403
     return repository, 0
+
+
+def with_latest_runs(
+    repositories: QuerySet[Repository],
+) -> list[tuple[Repository, IndexRun | None]]:
+    """Each repository with its newest run, in two queries whatever the number of repositories."""
+    newest = IndexRun.objects.filter(repository=OuterRef("pk")).order_by("-created_at", "-id")
+    rows = list(repositories.annotate(latest_run_pk=Subquery(newest.values("pk")[:1])))
+    runs = IndexRun.objects.in_bulk([r.latest_run_pk for r in rows if r.latest_run_pk])
+    return [(r, runs.get(r.latest_run_pk)) for r in rows]

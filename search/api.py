@@ -12,7 +12,12 @@ from ninja.security import HttpBearer, django_auth
 
 from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.models import IndexRun, Repository
-from indexing.selectors import latest_run, repositories_visible_to, repository_for_management
+from indexing.selectors import (
+    latest_run,
+    repositories_visible_to,
+    repository_for_management,
+    with_latest_runs,
+)
 from indexing.services import (
     IndexingError,
     index_run_start,
@@ -202,9 +207,9 @@ def api_repositories(request):
             "name": r.name,
             "source_kind": r.source_kind,
             "units": r.active_run.units_total if r.active_run else 0,
-            "latest_run": run_out(latest_run(repository=r)),
+            "latest_run": run_out(run),
         }
-        for r in repositories_visible_to(user)
+        for r, run in with_latest_runs(repositories_visible_to(user))
     ]
 
 

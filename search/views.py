@@ -13,6 +13,7 @@ from indexing.selectors import (
     latest_run,
     repositories_visible_to,
     repository_for_management,
+    with_latest_runs,
 )
 from indexing.services import (
     IndexingError,
@@ -35,10 +36,10 @@ def home(request):
     repositories = [
         {
             "repository": r,
-            "latest_run": latest_run(repository=r),
+            "latest_run": run,
             "can_manage": can_manage(user=request.user, repository=r),
         }
-        for r in repositories_visible_to(request.user)
+        for r, run in with_latest_runs(repositories_visible_to(request.user))
     ]
     return render(
         request,

@@ -22,3 +22,16 @@ def test_progress_fragment_polls_while_running(client, write_repo):
     index_run_start(repository=repository, enqueue=False)
     fragment = client.get(f"/repos/{repository.name}/progress/").content.decode()
     assert "hx-trigger" in fragment and "<progress" in fragment
+
+
+def test_home_queries_do_not_grow_with_repositories(
+    client, write_repo, django_assert_max_num_queries
+):
+    for i in range(5):
+        repository = repository_create(
+            name=f"r{i}", source=str(write_repo({"a.py": "def f(): pass\n"}))
+        )
+        index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    with django_assert_max_num_queries(6):
+        page = client.get("/").content.decode()
+    assert all(f">r{i}<" in page for i in range(5))
