@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from agents.errors import LLMError
 from agents.llm import (
     Completion,
-    LLMError,
     cache_key,
     cached_completion,
     record_call,
@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 SearchDocs = Callable[[str], list[str]]
 MAX_TOOL_CALLS = 2
 MAX_AUGMENTED_CHARS = 2000
+UNWIND_S = 1.0  # after the deadline, time for the agent's thread to return from its loop
 
 
 @dataclass
@@ -98,29 +99,38 @@ class CrewAIResearchAugmenter:
             record_call(hit, "augment", AUGMENT.id)
             return AugmentResult(clean_augmentation(query, hit.text), 0.0, len(calls))
         outcome: dict[str, object] = {}
+        # Every LLM request of the agent ends by this deadline (see agents.crew_llm), so the
+        # thread ends with the budget instead of running on and holding the model's slot.
+        deadline = time.monotonic() + self.budget_s
 
         def work() -> None:
             try:
-                outcome["text"], outcome["usage"] = self._kickoff(query, context, search, calls)
+                outcome["text"], outcome["usage"] = self._kickoff(
+                    query, context, search, calls, deadline
+                )
             except Exception as exc:  # CrewAI raises many kinds; all mean "no augmentation"
                 outcome["error"] = f"{type(exc).__name__}: {exc}"
 
         thread = threading.Thread(target=work, name="research-agent", daemon=True)
         thread.start()
-        thread.join(self.budget_s)
+        thread.join(self.budget_s + UNWIND_S)
         latency = (time.perf_counter() - start) * 1000
         if thread.is_alive():
             error = f"research agent exceeded its {self.budget_s:.0f}s budget"
+            logger.error("%s and did not stop", error)
             return AugmentResult(query, latency, len(calls), error)
         if "error" in outcome:
-            return AugmentResult(query, latency, len(calls), str(outcome["error"]))
-        usage = outcome.get("usage")
+            error = str(outcome["error"])
+            if time.monotonic() >= deadline:  # CrewAI words it in several ways
+                error = f"research agent exceeded its {self.budget_s:.0f}s budget"
+            return AugmentResult(query, latency, len(calls), error)
+        prompt_tokens, completion_tokens = outcome.get("usage") or (0, 0)
         completion = Completion(
             str(outcome.get("text") or "").strip(),
             self.model,
             latency,
-            int(getattr(usage, "prompt_tokens", 0) or 0),
-            int(getattr(usage, "completion_tokens", 0) or 0),
+            int(prompt_tokens),
+            int(completion_tokens),
         )
         if not completion.text:
             record_call(completion, "augment", AUGMENT.id, error="empty answer")
@@ -130,9 +140,9 @@ class CrewAIResearchAugmenter:
         return AugmentResult(clean_augmentation(query, completion.text), latency, len(calls))
 
     def _kickoff(
-        self, query: str, context: str, search: SearchDocs, calls: list[str]
-    ) -> tuple[str, object]:
-        from crewai import LLM, Agent, Crew, Process, Task
+        self, query: str, context: str, search: SearchDocs, calls: list[str], deadline: float
+    ) -> tuple[str, tuple[int, int]]:
+        from crewai import Agent, Crew, Process, Task
         from crewai.tools import BaseTool
 
         class RepositoryDocsTool(BaseTool):
@@ -147,18 +157,21 @@ class CrewAIResearchAugmenter:
                 found = search(str(query))
                 return "\n".join(found) if found else "Nothing found."
 
-        llm = LLM(
-            model=f"openai/{self.model}",
+        from agents.crew_llm import DeadlineLLM
+
+        llm = DeadlineLLM(
+            model=self.model,
             base_url=self.base_url,
             api_key=self.api_key,
             temperature=0,
             max_tokens=self.max_tokens,
+            deadline=deadline,
         )
         tools = [RepositoryDocsTool()]
         if self.web_search_url:  # only when an operator configured a search endpoint
             from agents.web_search import web_search_tool
 
-            tools.append(web_search_tool(self.web_search_url, calls))
+            tools.append(web_search_tool(self.web_search_url, calls, MAX_TOOL_CALLS))
         agent = Agent(
             role="technical research writer",
             goal="Describe precisely the code that answers a developer's search query",
@@ -177,16 +190,17 @@ class CrewAIResearchAugmenter:
         )
         crew = Crew(agents=[agent], tasks=[task], process=Process.sequential, verbose=False)
         output = crew.kickoff()
-        return str(output.raw or ""), getattr(output, "token_usage", None)
+        return str(output.raw or ""), llm.usage
 
 
 class PromptAugmenter:
     """The same instructions as one plain completion: no agent framework, for comparison and as
     the cheaper option on slow models."""
 
-    def __init__(self, *, client, max_tokens: int = 200) -> None:
+    def __init__(self, *, client, max_tokens: int = 200, budget_s: float | None = None) -> None:
         self.client = client
         self.max_tokens = max_tokens
+        self.budget_s = budget_s
 
     def augment(self, query: str, *, search_docs: SearchDocs) -> AugmentResult:
         start = time.perf_counter()
@@ -197,6 +211,7 @@ class PromptAugmenter:
                 purpose="augment",
                 prompt_version=AUGMENT.id,
                 max_tokens=self.max_tokens,
+                timeout_s=self.budget_s,
             )
         except LLMError as exc:
             return AugmentResult(query, (time.perf_counter() - start) * 1000, 1, str(exc))

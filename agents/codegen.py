@@ -5,10 +5,12 @@ with the reason recorded."""
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
-from agents.llm import LLMClient, LLMError
-from agents.prompts import CODEGEN, CODEGEN_REPAIR
+from agents.errors import LLMError
+from agents.llm import LLMClient
+from agents.prompts import CODEGEN, CODEGEN_REPAIR, CODEGEN_SHORT
 from indexing.parsing import CLASS, parse_source
 
 _FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)(?:```|$)", re.S | re.I)
@@ -43,13 +45,24 @@ def split_components(code: str) -> tuple[list[str], bool]:
     return components, not parsed.has_errors
 
 
-def generate_code(description: str, *, client: LLMClient, max_tokens: int = 400) -> GeneratedCode:
+STYLES = {"full": (CODEGEN, 400), "short": (CODEGEN_SHORT, 200)}
+
+
+def generate_code(
+    description: str, *, client: LLMClient, style: str = "full", budget_s: float | None = None
+) -> GeneratedCode:
+    """`full`: the paper's code for the description, split into its functions; `short`: one
+    function of at most 15 lines (HyDE), which a small model writes in a few seconds.
+    `budget_s` bounds the whole stage, the repair included."""
+    prompt, max_tokens = STYLES[style]
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     result = GeneratedCode()
     answer = client.complete(
-        CODEGEN.messages(description=description),
+        prompt.messages(description=description),
         purpose="codegen",
-        prompt_version=CODEGEN.id,
+        prompt_version=prompt.id,
         max_tokens=max_tokens,
+        timeout_s=budget_s,
     )
     result.latency_ms += answer.latency_ms
     code = extract_code(answer.text)
@@ -58,12 +71,17 @@ def generate_code(description: str, *, client: LLMClient, max_tokens: int = 400)
         return result
     components, clean = split_components(code)
     if not clean:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 1:
+            result.dropped_reason = "code did not parse and no time was left to repair it"
+            return result
         try:
             fixed = client.complete(
                 CODEGEN_REPAIR.messages(code=code),
                 purpose="codegen_repair",
                 prompt_version=CODEGEN_REPAIR.id,
                 max_tokens=max_tokens,
+                timeout_s=left,
             )
         except LLMError as exc:
             result.dropped_reason = f"code did not parse and the repair failed: {exc}"

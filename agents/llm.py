@@ -12,23 +12,16 @@ import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from django.conf import settings
 
+from agents.errors import LLMError, LLMUnavailable
 from agents.models import CompletionCacheEntry, LLMCall
-from indexing.registry import once
+from reporift.backends import once
 
 logger = logging.getLogger(__name__)
-
-
-class LLMError(RuntimeError):
-    """The LLM could not answer: unreachable, timed out, refused, or answered garbage."""
-
-
-class LLMUnavailable(LLMError):
-    """No LLM is configured or the embedded one cannot start."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +32,8 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    # {token: log-probability} of the first answer token's most likely alternatives, when asked.
+    first_token_logprobs: dict[str, float] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -54,7 +49,13 @@ class LLMClient(Protocol):
         max_tokens: int = 256,
         temperature: float = 0.0,
         json_mode: bool = False,
-    ) -> Completion: ...
+        top_logprobs: int = 0,
+        timeout_s: float | None = None,
+    ) -> Completion:
+        """`top_logprobs` > 0 asks for the log-probabilities of that many alternatives of the
+        answer's first token (llama.cpp, vLLM and OpenAI return them); `timeout_s` bounds this
+        call (a stage's budget) below the client's own timeout."""
+        ...
 
 
 def cache_key(model: str, messages: list[dict[str, str]], params: dict) -> str:
@@ -66,7 +67,15 @@ def cached_completion(key: str, model: str) -> Completion | None:
     hit = CompletionCacheEntry.objects.filter(key=key).first()
     if hit is None:
         return None
-    return Completion(hit.text, model, 0.0, hit.prompt_tokens, hit.completion_tokens, cached=True)
+    return Completion(
+        hit.text,
+        model,
+        0.0,
+        hit.prompt_tokens,
+        hit.completion_tokens,
+        cached=True,
+        first_token_logprobs=hit.first_token_logprobs or {},
+    )
 
 
 def store_completion(key: str, completion: Completion) -> None:
@@ -77,6 +86,7 @@ def store_completion(key: str, completion: Completion) -> None:
             "text": completion.text,
             "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens,
+            "first_token_logprobs": completion.first_token_logprobs,
         },
     )
 
@@ -113,8 +123,12 @@ class OpenAICompatibleClient:
         max_tokens: int = 256,
         temperature: float = 0.0,
         json_mode: bool = False,
+        top_logprobs: int = 0,
+        timeout_s: float | None = None,
     ) -> Completion:
         params = {"max_tokens": max_tokens, "temperature": temperature, "json": json_mode}
+        if top_logprobs:
+            params["top_logprobs"] = top_logprobs
         key = cache_key(self.model, messages, params)
         use_cache = self.use_cache and temperature == 0.0  # sampled answers are not reused
         if use_cache and (hit := cached_completion(key, self.model)) is not None:
@@ -122,7 +136,7 @@ class OpenAICompatibleClient:
             return hit
         start = time.perf_counter()
         try:
-            completion = self._request(messages, max_tokens, temperature, json_mode, start)
+            completion = self._request(messages, params, start, timeout_s)
         except LLMError as exc:
             record_call(
                 Completion("", self.model, (time.perf_counter() - start) * 1000),
@@ -136,16 +150,21 @@ class OpenAICompatibleClient:
         record_call(completion, purpose, prompt_version)
         return completion
 
-    def _request(self, messages, max_tokens, temperature, json_mode, start) -> Completion:
+    def _request(self, messages, params: dict, start: float, timeout_s: float | None) -> Completion:
         import openai
 
-        extra = {"response_format": {"type": "json_object"}} if json_mode else {}
+        client = self._client if timeout_s is None else self._client.with_options(timeout=timeout_s)
+        extra: dict = {}
+        if params["json"]:
+            extra["response_format"] = {"type": "json_object"}
+        if params.get("top_logprobs"):
+            extra |= {"logprobs": True, "top_logprobs": params["top_logprobs"]}
         try:
-            response = self._client.chat.completions.create(
+            response = client.chat.completions.create(
                 model=self.model,
                 messages=messages,
-                max_tokens=max_tokens,
-                temperature=temperature,
+                max_tokens=params["max_tokens"],
+                temperature=params["temperature"],
                 **extra,
             )
         except openai.APITimeoutError as exc:
@@ -168,7 +187,22 @@ class OpenAICompatibleClient:
             latency_ms=(time.perf_counter() - start) * 1000,
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            first_token_logprobs=_first_token_logprobs(choices[0]),
         )
+
+
+def _first_token_logprobs(choice) -> dict[str, float]:
+    logprobs = getattr(choice, "logprobs", None)
+    content = getattr(logprobs, "content", None) or []
+    if not content:
+        return {}
+    alternatives = getattr(content[0], "top_logprobs", None) or []
+    out: dict[str, float] = {}
+    for item in alternatives:
+        token, value = getattr(item, "token", None), getattr(item, "logprob", None)
+        if isinstance(token, str) and isinstance(value, int | float):
+            out.setdefault(token, float(value))
+    return out
 
 
 def record_call(completion: Completion, purpose: str, prompt_version: str, error: str = "") -> None:
@@ -192,12 +226,12 @@ def configured_model() -> str:
     can decide from the model's settings whether they need an LLM at all."""
     conf = settings.REPORIFT["LLM"]
     if conf["BASE_URL"]:
-        return conf["MODEL"] or "gpt-4o-mini"
+        return conf["MODEL"]  # settings refuse to start without it
     if not conf["EMBEDDED"]:
         raise LLMUnavailable("no LLM endpoint is configured (OPENAI_BASE_URL)")
-    from agents.local_model import MODEL_ALIAS
+    from agents.local_model import embedded_model
 
-    return MODEL_ALIAS
+    return embedded_model()[0]
 
 
 def llm_endpoint() -> tuple[str, str, str]:

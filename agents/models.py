@@ -11,6 +11,8 @@ class CompletionCacheEntry(models.Model):
     text = models.TextField()
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    # {token: log-probability} of the answer's first token, when they were asked for.
+    first_token_logprobs = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

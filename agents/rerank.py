@@ -1,21 +1,30 @@
-"""The LLM reranker: a listwise order of 5 to 30 candidates, with a one-line reason for the top.
+"""LLM rerankers, two kinds behind one protocol.
 
-The answer is validated (known ids only, no duplicates, missing ids appended in their prior
-order) and then blended with the fused retrieval order: final = (1 - w) * retrieval + w * LLM,
-both as reciprocal ranks, with `w` set per model by measurement. Garbage, timeouts and refusals
-leave the retrieval order as it was: a candidate is never lost.
+- Listwise: the model sees 5 to 30 candidates and answers their order as JSON, with a one-line
+  reason for the top. The answer is validated (known ids only, no duplicates, missing ids
+  appended in their prior order). Strong models do this well.
+- Pointwise: the model judges one candidate at a time with a single "Yes"/"No" token, and the
+  log-probabilities of the two make a score; small local models can do this, and a time budget
+  cuts it short (candidates not judged in time keep their places).
+
+Either order is blended with the retrieval order: final = (1 - w) * retrieval + w * LLM, both as
+reciprocal ranks, with `w` set per model by measurement. Garbage, timeouts and refusals leave the
+retrieval order as it was: a candidate is never lost.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from agents.llm import LLMClient, LLMError
-from agents.prompts import RERANK, data_block
+from agents.errors import LLMError
+from agents.llm import LLMClient
+from agents.prompts import RERANK, RERANK_POINTWISE, code_block, data_block
 
 MAX_CANDIDATE_CHARS = 600
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)
@@ -35,6 +44,7 @@ class RerankResult:
     error: str = ""
     latency_ms: float = 0.0
     llm_order: list[object] = field(default_factory=list)
+    scores: dict[object, float] = field(default_factory=dict)  # pointwise P(yes) per key
 
 
 @runtime_checkable
@@ -146,3 +156,78 @@ class LLMReranker:
             latency_ms=keep.latency_ms,
             llm_order=[candidates[i].key for i in complete_order(llm_order, n)],
         )
+
+
+YES = ("yes", "Yes", "YES", " yes", " Yes")
+NO = ("no", "No", "NO", " no", " No")
+
+
+def yes_probability(first_token_logprobs: dict[str, float]) -> float | None:
+    """P(yes) / (P(yes) + P(no)) over the answer's first token, or None when neither word is
+    among the alternatives the server returned (the model answered something else)."""
+    yes = sum(math.exp(v) for k, v in first_token_logprobs.items() if k in YES)
+    no = sum(math.exp(v) for k, v in first_token_logprobs.items() if k in NO)
+    if yes + no == 0:
+        return None
+    return yes / (yes + no)
+
+
+class PointwiseReranker:
+    def __init__(
+        self,
+        *,
+        client: LLMClient,
+        weight: float,
+        max_candidates: int = 10,
+        candidate_chars: int = MAX_CANDIDATE_CHARS,
+        budget_s: float = 20.0,
+    ) -> None:
+        self.client = client
+        self.weight = weight
+        self.max_candidates = max_candidates
+        self.candidate_chars = candidate_chars
+        self.budget_s = budget_s
+
+    def judge(self, query: str, text: str) -> float | None:
+        answer = self.client.complete(
+            RERANK_POINTWISE.messages(query=query, code=code_block(text[: self.candidate_chars])),
+            purpose="rerank",
+            prompt_version=RERANK_POINTWISE.id,
+            max_tokens=1,
+            top_logprobs=10,
+        )
+        return yes_probability(answer.first_token_logprobs)
+
+    def rerank(self, query: str, candidates: Sequence[Candidate]) -> RerankResult:
+        start = time.perf_counter()
+        result = RerankResult(order=[c.key for c in candidates])
+        head = list(candidates[: self.max_candidates])
+        scores: dict[int, float] = {}
+        problems: list[str] = []
+        for index, candidate in enumerate(head):
+            if time.perf_counter() - start > self.budget_s:
+                problems.append(f"time budget spent after {index} of {len(head)} candidates")
+                break
+            try:
+                score = self.judge(query, candidate.text)
+            except LLMError as exc:
+                problems.append(str(exc))
+                break
+            if score is not None:
+                scores[index] = score
+        result.latency_ms = (time.perf_counter() - start) * 1000
+        if problems:
+            result.error = f"reranker judged {len(scores)} of {len(head)}: {problems[0]}"
+        if len(scores) < 2:
+            return result
+        # The judged candidates are re-ordered among the places they held; the rest stay put.
+        judged = sorted(scores)
+        llm_order = sorted(range(len(judged)), key=lambda j: (-scores[judged[j]], j))
+        blended = blend(len(judged), llm_order, self.weight)
+        order = list(range(len(candidates)))
+        for place, j in zip(judged, blended, strict=True):
+            order[place] = judged[j]
+        result.order = [candidates[i].key for i in order]
+        result.llm_order = [candidates[judged[j]].key for j in llm_order]
+        result.scores = {candidates[i].key: s for i, s in scores.items()}
+        return result

@@ -38,18 +38,17 @@ def web_search(url: str, query: str, *, timeout_s: float = 10.0) -> list[str]:
     return lines
 
 
-def web_search_tool(url: str, counter: list[str]):
-    """A CrewAI tool over `web_search`, sharing the agent's tool-call budget (`counter`)."""
+def web_search_tool(url: str, counter: list[str], limit: int):
+    """A CrewAI tool over `web_search`, sharing the agent's budget of `limit` tool calls
+    (`counter` holds the calls made so far)."""
     from crewai.tools import BaseTool
-
-    from agents.augment import MAX_TOOL_CALLS
 
     class WebSearchTool(BaseTool):
         name: str = "search_the_web"
         description: str = "Search the web for background on a library or concept. Input: keywords."
 
         def _run(self, query: str) -> str:
-            if len(counter) >= MAX_TOOL_CALLS:
+            if len(counter) >= limit:
                 return "Search limit reached; write the description now."
             counter.append(str(query))
             try:

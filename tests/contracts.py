@@ -88,8 +88,39 @@ class VectorStoreContract:
         )
         hits = vector_store_backend.query(self._unit(5), repository_id=1, n=2)
         assert {h.vector_id for h in hits} == {"1-1", "1-5"}
-        vector_store_backend.delete(["1-5", "does-not-exist"])
+        vector_store_backend.delete(["1-5", "does-not-exist"], repository_id=1)
         assert vector_store_backend.count(repository_id=1) == 5
+
+    def test_fields_are_separate_indexes(self, vector_store_backend):
+        records = self._fill(vector_store_backend)
+        # The header field holds other vectors for the same ids: unit i's header is unit i+2.
+        headers = np.stack([self._unit(i + 2) for i in range(len(records))])
+        vector_store_backend.upsert(records, headers, field="header")
+        code_hit = vector_store_backend.query(self._unit(4), repository_id=1, n=1)
+        header_hit = vector_store_backend.query(self._unit(4), repository_id=1, n=1, field="header")
+        assert code_hit[0].vector_id == "1-4" and header_hit[0].vector_id == "1-2"
+        assert vector_store_backend.count(repository_id=1, field="header") == len(records)
+        vector_store_backend.delete(["1-2"], repository_id=1)
+        assert vector_store_backend.count(repository_id=1, field="header") == len(records) - 1
+        assert vector_store_backend.count(repository_id=1) == len(records) - 1
+        with pytest.raises(ValueError, match="unknown vector field"):
+            vector_store_backend.query(self._unit(1), repository_id=1, n=1, field="body")
+
+    def test_scores_of_given_ids(self, vector_store_backend):
+        self._fill(vector_store_backend)
+        scores = vector_store_backend.scores(
+            self._unit(3), ["1-3", "1-0", "missing"], repository_id=1
+        )
+        assert set(scores) == {"1-3", "1-0"}
+        assert scores["1-3"] == pytest.approx(1.0, abs=1e-4)
+        assert scores["1-0"] == pytest.approx(float(self._unit(0) @ self._unit(3)), abs=1e-4)
+        assert vector_store_backend.scores(self._unit(3), ["1-3"], repository_id=99) == {}
+
+    def test_unknown_repository_answers_nothing(self, vector_store_backend):
+        assert vector_store_backend.query(self._unit(1), repository_id=404, n=3) == []
+        assert vector_store_backend.count(repository_id=404) == 0
+        vector_store_backend.delete(["x"], repository_id=404)
+        vector_store_backend.delete_repository(404)
 
     def test_delete_repository(self, vector_store_backend):
         self._fill(vector_store_backend, repository_id=1)
@@ -98,9 +129,149 @@ class VectorStoreContract:
         assert vector_store_backend.count(repository_id=1) == 0
         assert vector_store_backend.count(repository_id=2) == 6
         assert vector_store_backend.query(self._unit(1), repository_id=1, n=3) == []
+        self._fill(vector_store_backend, repository_id=1, n=2)  # usable again afterwards
+        assert vector_store_backend.count(repository_id=1) == 2
 
     def test_mismatched_lengths_refused(self, vector_store_backend):
         with pytest.raises(ValueError):
             vector_store_backend.upsert(
                 [VectorRecord("x", 1, "function", "a.py")], np.zeros((2, 8))
             )
+
+
+class SourceContract:
+    """A source puts a repository's files in a directory: the same two files, whatever the
+    transport. `source_backend(files, tmp_path)` returns a source holding `files`."""
+
+    FILES = {"pkg/__init__.py": "", "pkg/core.py": "def answer():\n    return 42\n"}
+
+    @pytest.fixture
+    def source_backend(self):
+        raise NotImplementedError
+
+    def test_satisfies_protocol(self, source_backend, tmp_path):
+        from indexing.sources import Source
+
+        assert isinstance(source_backend(self.FILES, tmp_path), Source)
+
+    def test_fetch_puts_the_files_under_root(self, source_backend, tmp_path):
+        source = source_backend(self.FILES, tmp_path)
+        work = tmp_path / "work"
+        work.mkdir()
+        fetched = source.fetch(work)
+        found = {
+            p.relative_to(fetched.root).as_posix()
+            for p in fetched.root.rglob("*.py")
+            if ".git" not in p.parts
+        }
+        assert found == set(self.FILES)
+        assert (fetched.root / "pkg/core.py").read_text() == self.FILES["pkg/core.py"]
+        assert isinstance(fetched.warnings, list)
+
+    def test_missing_source_is_a_source_error(self, source_backend, tmp_path):
+        from indexing.sources import SourceError
+
+        source = source_backend(self.FILES, tmp_path)
+        self.break_source(source, tmp_path)
+        work = tmp_path / "work2"
+        work.mkdir()
+        with pytest.raises(SourceError):
+            source.fetch(work)
+
+    def break_source(self, source, tmp_path) -> None:
+        """Make the source point at nothing."""
+        raise NotImplementedError
+
+
+class LLMClientContract:
+    """`llm_client_backend` answers "hello" to any prompt it is sent (a fake endpoint told so,
+    or a real model asked to)."""
+
+    @pytest.fixture
+    def llm_client_backend(self):
+        raise NotImplementedError
+
+    def ask(self, client, **kwargs):
+        return client.complete(
+            [{"role": "user", "content": "Reply with the single word: hello"}],
+            purpose="contract",
+            prompt_version="contract.v1",
+            **kwargs,
+        )
+
+    def test_satisfies_protocol(self, llm_client_backend):
+        from agents.llm import LLMClient
+
+        assert isinstance(llm_client_backend, LLMClient) and llm_client_backend.model
+
+    def test_completion_is_text_and_logged(self, llm_client_backend):
+        from agents.models import LLMCall
+
+        before = LLMCall.objects.count()
+        completion = self.ask(llm_client_backend, max_tokens=8)
+        assert "hello" in completion.text.lower()
+        assert completion.model == llm_client_backend.model
+        assert LLMCall.objects.count() == before + 1
+
+    def test_first_token_log_probabilities(self, llm_client_backend):
+        completion = self.ask(llm_client_backend, max_tokens=1, top_logprobs=5)
+        assert completion.first_token_logprobs
+        assert all(v <= 0 for v in completion.first_token_logprobs.values())
+
+
+class AugmenterContract:
+    """`augmenter_backend` is an augmenter whose LLM describes the query on topic."""
+
+    @pytest.fixture
+    def augmenter_backend(self):
+        raise NotImplementedError
+
+    def test_satisfies_protocol(self, augmenter_backend):
+        from agents.augment import Augmenter
+
+        assert isinstance(augmenter_backend, Augmenter)
+
+    def test_keeps_the_query_and_adds_a_description(self, augmenter_backend):
+        seen: list[str] = []
+        result = augmenter_backend.augment(
+            "retry failed http calls",
+            search_docs=lambda q: seen.append(q) or ["README.md: requests retry with backoff."],
+        )
+        assert not result.error, result.error
+        assert result.text.startswith("retry failed http calls. ")
+        assert len(result.text) > len("retry failed http calls. ") + 10
+        assert seen and seen[0] == "retry failed http calls"
+
+
+class RerankerContract:
+    """`reranker_backend(answer)` is a reranker whose LLM answers as told: `answer` names the
+    candidate to put first (its 0-based index), or None for an LLM that fails."""
+
+    @pytest.fixture
+    def reranker_backend(self):
+        raise NotImplementedError
+
+    @staticmethod
+    def candidates(n: int):
+        from agents.rerank import Candidate
+
+        return [Candidate(key=f"k{i}", text=f"def f{i}(): pass") for i in range(n)]
+
+    def test_satisfies_protocol(self, reranker_backend):
+        from agents.rerank import Reranker
+
+        assert isinstance(reranker_backend(2), Reranker)
+
+    def test_moves_the_chosen_candidate_up_and_keeps_every_one(self, reranker_backend):
+        result = reranker_backend(2).rerank("q", self.candidates(4))
+        assert sorted(result.order) == ["k0", "k1", "k2", "k3"]
+        assert result.order.index("k2") < 2
+        assert not result.error
+
+    def test_failure_keeps_the_retrieval_order(self, reranker_backend):
+        result = reranker_backend(None).rerank("q", self.candidates(4))
+        assert result.order == ["k0", "k1", "k2", "k3"]
+        assert result.error
+
+    def test_one_candidate_is_left_alone(self, reranker_backend):
+        assert reranker_backend(0).rerank("q", self.candidates(1)).order == ["k0"]

@@ -18,6 +18,16 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     raw: bytes | None = None  # sent as the body instead of a well-formed completion
+    # The first token's alternatives when the request asks for log-probabilities; by default
+    # the reply's first word, likely, and its opposite, unlikely.
+    logprobs: dict[str, float] | None = None
+
+    def first_token_alternatives(self) -> list[dict]:
+        if self.logprobs is None:
+            word = (self.content.split() or [""])[0]
+            other = {"Yes": "No", "No": "Yes"}.get(word, "the")
+            self.logprobs = {word: -0.05, other: -3.0}
+        return [{"token": t, "logprob": v, "bytes": None} for t, v in self.logprobs.items()]
 
 
 @dataclass
@@ -26,8 +36,21 @@ class FakeLLM:
     replies: list[Reply] = field(default_factory=lambda: [Reply("ok")])
     requests: list[dict] = field(default_factory=list)
 
+    responder: object = None  # request body -> Reply, instead of the list
+
     def answer(self, *replies: Reply | str) -> None:
         self.replies = [r if isinstance(r, Reply) else Reply(r) for r in replies]
+        self.responder = None
+
+    def answer_with(self, responder) -> None:
+        """Decide each reply from the request (e.g. judge the candidate in the prompt)."""
+        self.responder = responder
+
+
+def _logprobs(reply: Reply) -> dict:
+    alternatives = reply.first_token_alternatives()
+    first = alternatives[0]
+    return {"content": [{**first, "top_logprobs": alternatives}]}
 
 
 @pytest.fixture
@@ -42,7 +65,10 @@ def fake_llm():
             fake: FakeLLM = state["fake"]
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             fake.requests.append(body)
-            reply = fake.replies[0] if len(fake.replies) == 1 else fake.replies.pop(0)
+            if fake.responder is not None:
+                reply = fake.responder(body)
+            else:
+                reply = fake.replies[0] if len(fake.replies) == 1 else fake.replies.pop(0)
             time.sleep(reply.delay_s)
             if reply.raw is not None:
                 payload = reply.raw
@@ -58,6 +84,7 @@ def fake_llm():
                                 "index": 0,
                                 "finish_reason": "stop",
                                 "message": {"role": "assistant", "content": reply.content},
+                                "logprobs": _logprobs(reply) if body.get("logprobs") else None,
                             }
                         ],
                         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},

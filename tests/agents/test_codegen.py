@@ -56,3 +56,23 @@ def test_dropped_with_reason(fake_client, fake_llm):
 def test_no_code(fake_client, fake_llm):
     fake_llm.answer("")
     assert generate_code("x", client=fake_client).dropped_reason == "the model returned no code"
+
+
+def test_budget_bounds_the_stage(fake_client, fake_llm):
+    import time
+
+    from agents.errors import LLMError
+
+    fake_llm.answer(Reply("```python\ndef slow():\n    pass\n```", delay_s=3))
+    start = time.monotonic()
+    with pytest.raises(LLMError, match="timed out"):
+        generate_code("x", client=fake_client, budget_s=0.5)
+    assert time.monotonic() - start < 1.5  # not the client's own 2 s, not the server's 3 s
+
+
+def test_short_style_asks_for_one_function(fake_client, fake_llm):
+    fake_llm.answer("```python\ndef reverse(s):\n    return s[::-1]\n```")
+    result = generate_code("reverse a string", client=fake_client, style="short")
+    assert result.components == ["def reverse(s):\n    return s[::-1]"]
+    assert "at most 15 lines" in fake_llm.requests[0]["messages"][0]["content"]
+    assert fake_llm.requests[0]["max_tokens"] == 200

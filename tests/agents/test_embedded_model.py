@@ -1,13 +1,14 @@
-"""The real embedded model (SmolLM2-135M-Instruct from its wheel, served by llama.cpp on
-loopback), with no network. It is weak: these tests check that the pipeline stays correct with
-it, not that its judgement is good."""
+"""The real embedded model (Qwen2.5-Coder-0.5B-Instruct, assembled from its wheels and served by
+llama.cpp on loopback), with no network: the LLM seams' contracts, and the pointwise scorer on
+pairs where the answer is not in doubt."""
 
 import pytest
 
-from agents.augment import CrewAIResearchAugmenter
+from agents.augment import CrewAIResearchAugmenter, PromptAugmenter
 from agents.codegen import generate_code, split_components
 from agents.llm import get_llm_client, llm_endpoint
-from agents.rerank import Candidate, LLMReranker
+from agents.rerank import Candidate, PointwiseReranker
+from tests.contracts import AugmenterContract, LLMClientContract
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -19,40 +20,68 @@ def client(django_db_blocker):
         return get_llm_client()
 
 
-def test_serves_on_loopback(client):
+def test_serves_the_default_model_on_loopback(client):
     base_url, model, _ = llm_endpoint()
     assert base_url.startswith("http://127.0.0.1:") and model == client.model
+    assert model == "qwen2.5-coder-0.5b-instruct"
 
 
-def test_research_agent_augments_on_topic(client):
+class TestEmbeddedClient(LLMClientContract):
+    @pytest.fixture
+    def llm_client_backend(self, client):
+        return client
+
+
+class TestPromptAugmenterOnTheEmbeddedModel(AugmenterContract):
+    @pytest.fixture
+    def augmenter_backend(self, client):
+        return PromptAugmenter(client=client)
+
+
+def test_research_agent_on_the_embedded_model(client):
     base_url, model, _ = llm_endpoint()
     augmenter = CrewAIResearchAugmenter(base_url=base_url, model=model, api_key="", budget_s=120)
-    query = "read a json file"
     result = augmenter.augment(
-        query, search_docs=lambda q: ["utils.py: load_config reads a JSON configuration file."]
+        "read a json file",
+        search_docs=lambda q: ["utils.py: load_config reads a JSON configuration file."],
     )
     assert not result.error, result.error
-    added = result.text[len(query) :].lower()
-    assert len(result.text) > len(query) + 20
-    assert "json" in added or "file" in added
+    assert result.text.startswith("read a json file. ") and "json" in result.text[18:].lower()
 
 
-def test_generated_code_parses(client):
-    result = generate_code("A Python function that reverses a string.", client=client)
+def test_short_generated_code_parses(client):
+    result = generate_code("reverse a string", client=client, style="short")
     assert not result.dropped_reason, result.dropped_reason
     components, clean = split_components(result.code)
-    assert clean and components
+    assert clean and len(components) >= 1
 
 
-def test_rerank_returns_a_valid_permutation(client):
-    texts = [
-        "def add(a, b):\n    return a + b",
-        "def read_json(path):\n    with open(path) as f:\n        return json.load(f)",
-        "def reverse(s):\n    return s[::-1]",
-        "class Stack:\n    def push(self, x): ...",
-        "def mean(xs):\n    return sum(xs) / len(xs)",
-    ]
-    candidates = [Candidate(key=i, text=t) for i, t in enumerate(texts)]
-    result = LLMReranker(client=client, weight=0.5).rerank("load a json file", candidates)
-    assert sorted(result.order) == list(range(5))
-    assert len(set(result.order)) == 5
+EASY = [
+    (
+        "read a json file",
+        "def load_json(path):\n    with open(path) as f:\n        return json.load(f)",
+        "def mean(values):\n    return sum(values) / len(values)",
+    ),
+    (
+        "reverse a string",
+        "def reverse(text):\n    return text[::-1]",
+        "class Stack:\n    def push(self, item):\n        self.items.append(item)",
+    ),
+    (
+        "retry a failed http request",
+        "def fetch_with_retry(url, attempts=3):\n    for _ in range(attempts):\n        try:\n"
+        "            return requests.get(url)\n        except requests.ConnectionError:\n"
+        "            time.sleep(1)",
+        "def slugify(title):\n    return '-'.join(title.lower().split())",
+    ),
+]
+
+
+@pytest.mark.parametrize("query, relevant, unrelated", EASY)
+def test_pointwise_scorer_prefers_the_answer(client, query, relevant, unrelated):
+    scorer = PointwiseReranker(client=client, weight=1.0)
+    yes_relevant, yes_unrelated = scorer.judge(query, relevant), scorer.judge(query, unrelated)
+    assert yes_relevant is not None and yes_unrelated is not None
+    assert yes_relevant > yes_unrelated
+    result = scorer.rerank(query, [Candidate("u", unrelated), Candidate("r", relevant)])
+    assert result.order == ["r", "u"] and not result.error

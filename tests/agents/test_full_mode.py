@@ -123,13 +123,23 @@ def test_crewai_augmenter_against_an_openai_compatible_server(fake_llm, db):
     assert again.text == result.text and again.latency_ms == 0.0  # cached
 
 
-def test_crewai_augmenter_budget(fake_llm, db):
+def test_crewai_augmenter_budget_is_a_real_bound(fake_llm, db):
+    import threading
+    import time
+
     fake_llm.answer(Reply("too slow", delay_s=5))
     augmenter = CrewAIResearchAugmenter(
         base_url=fake_llm.base_url, model="fake-model", api_key="x", budget_s=1
     )
+    start = time.monotonic()
     result = augmenter.augment("q", search_docs=lambda q: [])
-    assert result.text == "q" and "budget" in result.error
+    assert result.text == "q" and result.error == "research agent exceeded its 1s budget"
+    assert time.monotonic() - start < 2.5
+    # The agent's request was abandoned at the deadline: its thread is gone, not waiting out
+    # the server's 5 s (which would hold a single-slot model server for the next search).
+    time.sleep(0.3)
+    assert not [t for t in threading.enumerate() if t.name == "research-agent"]
+    assert len(fake_llm.requests) == 1
 
 
 def test_clean_augmentation_keeps_the_query():
@@ -145,7 +155,7 @@ def test_stages_off_start_no_llm(shop, settings):
     local_model.stop_embedded_server()
     response = search(repository=shop, query="retry failed http calls", mode="full", k=3)
     assert local_model._server is None
-    assert response.llm_model == "smollm2-135m-instruct"
+    assert response.llm_model == "qwen2.5-coder-0.5b-instruct"
     assert any("stages are off" in n for n in response.notices)
     assert response.results[0].unit.qualname == "retry_http_call"
 

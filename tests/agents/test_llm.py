@@ -1,6 +1,7 @@
 import pytest
 
-from agents.llm import LLMError, OpenAICompatibleClient
+from agents.errors import LLMError
+from agents.llm import OpenAICompatibleClient
 from agents.models import LLMCall
 from tests.agents.conftest import Reply
 
@@ -45,7 +46,13 @@ def test_http_500(fake_client, fake_llm):
 
 def test_malformed_json_body(fake_client, fake_llm):
     fake_llm.answer(Reply(raw=b"{this is not json"))
-    with pytest.raises(LLMError, match=r"bad answer|without a choice"):
+    with pytest.raises(LLMError, match=r"^bad answer from the LLM: Expecting property name"):
+        ask(fake_client)
+
+
+def test_answer_without_a_choice(fake_client, fake_llm):
+    fake_llm.answer(Reply(raw=b'{"id": "x", "object": "chat.completion", "choices": []}'))
+    with pytest.raises(LLMError, match=r"^the LLM answered without a choice$"):
         ask(fake_client)
 
 

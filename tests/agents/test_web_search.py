@@ -68,7 +68,7 @@ def test_tool_shares_the_call_budget(search_server):
     url, seen, state = search_server
     state["body"] = json.dumps({"results": [{"title": "t", "content": "c"}]}).encode()
     calls: list[str] = []
-    tool = web_search_tool(url, calls)
+    tool = web_search_tool(url, calls, limit=2)
     assert tool._run("one") == "t: c"
     assert tool._run("two") == "t: c"
     assert "limit reached" in tool._run("three")

@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from indexing.tokens import api_token_create
+from accounts.services import api_token_create
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from django.conf import settings
 
 from agents.augment import Augmenter, CrewAIResearchAugmenter, PromptAugmenter
 from agents.llm import get_llm_client, llm_endpoint
-from agents.rerank import LLMReranker, Reranker
+from agents.rerank import LLMReranker, PointwiseReranker, Reranker
 
 
 def model_settings(model: str) -> dict:
@@ -18,14 +18,16 @@ def model_settings(model: str) -> dict:
 
 def get_augmenter() -> Augmenter:
     conf = settings.REPORIFT["AGENTS"]
+    client = get_llm_client()
+    budget = model_settings(client.model)["AUGMENT_BUDGET_S"]
     if conf["AUGMENTER"] == "prompt":
-        return PromptAugmenter(client=get_llm_client())
+        return PromptAugmenter(client=client, budget_s=budget)
     base_url, model, api_key = llm_endpoint()
     return CrewAIResearchAugmenter(
         base_url=base_url,
         model=model,
         api_key=api_key,
-        budget_s=settings.REPORIFT["LLM"]["AUGMENT_BUDGET_S"],
+        budget_s=budget,
         web_search_url=settings.REPORIFT["LLM"]["WEB_SEARCH_URL"],
     )
 
@@ -33,9 +35,12 @@ def get_augmenter() -> Augmenter:
 def get_reranker() -> Reranker:
     client = get_llm_client()
     choices = model_settings(client.model)
-    return LLMReranker(
-        client=client,
-        weight=choices["RERANK_WEIGHT"],
-        max_candidates=choices["RERANK_CANDIDATES"],
-        candidate_chars=choices["RERANK_CHARS"],
-    )
+    common = {
+        "client": client,
+        "weight": choices["RERANK_WEIGHT"],
+        "max_candidates": choices["RERANK_CANDIDATES"],
+        "candidate_chars": choices["RERANK_CHARS"],
+    }
+    if choices["RERANKER"] == "pointwise":
+        return PointwiseReranker(**common, budget_s=choices["RERANK_BUDGET_S"])
+    return LLMReranker(**common)
