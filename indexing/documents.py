@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from indexing.lexical import GenerationCache, LexicalIndex, bm25_index, tokenize
+from indexing.lexical import Generation, GenerationCache, LexicalIndex, bm25_index, tokenize
 
 DOC_SUFFIXES = (".md", ".rst", ".txt")
 MAX_DOC_FILES = 200
@@ -43,14 +43,14 @@ def collect_document_chunks(root: Path) -> list[tuple[str, str]]:
 _indexes: GenerationCache[tuple[list[str], LexicalIndex]] = GenerationCache()
 
 
-def search_repository_documents(*, run_id: int, query: str, n: int = 3) -> list[str]:
+def search_repository_documents(*, run: Generation, query: str, n: int = 3) -> list[str]:
     """Best-matching README/docs paragraphs and docstrings of a generation, as short texts."""
 
     def build(_key: str) -> tuple[list[str], LexicalIndex]:
-        texts = _texts(run_id)
+        texts = _texts(run.pk)
         return texts, bm25_index(range(len(texts)), [tokenize(t) for t in texts])
 
-    texts, index = _indexes.get(run_id, build)
+    texts, index = _indexes.get(run, build)
     return [texts[i] for i, _ in index.search(query, n=n)]
 
 

@@ -12,12 +12,22 @@ from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexRun, Repo
 from indexing.store import get_vector_store
 
 
+def delete_units(queryset: QuerySet[CodeUnit]) -> int:
+    """Units and their vectors (vectors first: see the module docstring)."""
+    by_repository: dict[int, list[str]] = {}
+    for pk, repository_id in queryset.values_list("pk", "repository_id"):
+        by_repository.setdefault(repository_id, []).append(str(pk))
+    store = get_vector_store()
+    for repository_id, ids in by_repository.items():
+        store.delete(ids, repository_id=repository_id)
+    return queryset.delete()[0]
+
+
 def delete_file_versions(queryset: QuerySet[FileVersion]) -> int:
     version_ids = list(queryset.values_list("pk", flat=True))
     if not version_ids:
         return 0
-    unit_ids = CodeUnit.objects.filter(file_version_id__in=version_ids).values_list("pk", flat=True)
-    get_vector_store().delete([str(pk) for pk in unit_ids])
+    delete_units(CodeUnit.objects.filter(file_version_id__in=version_ids))
     FileVersion.objects.filter(pk__in=version_ids).delete()
     return len(version_ids)
 

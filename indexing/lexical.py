@@ -14,10 +14,11 @@ import re
 import shutil
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import bm25s
 import numpy as np
@@ -106,60 +107,106 @@ class LexicalIndex:
     retriever: bm25s.BM25
     indexed: bool = True  # False when no document had a single token
 
-    def search(
-        self, query: str, *, n: int, mask: np.ndarray | None = None
-    ) -> list[tuple[int, float]]:
-        """Top `n` (id, BM25 score) with a positive score; `mask` (0/1 per item) filters."""
+    def scores(self, query: str) -> np.ndarray:
+        """The BM25 score of every item for `query`, in index order (zeros when nothing can
+        match)."""
         tokens = tokenize(query)
         if not tokens or not self.indexed or len(self.unit_ids) == 0:
-            return []
-        scores = self.retriever.get_scores(tokens)
+            return np.zeros(len(self.unit_ids), dtype=np.float32)
+        return self.retriever.get_scores(tokens)
+
+    def scores_of(self, scores: np.ndarray, unit_ids: Sequence[int]) -> dict[int, float]:
+        """Pick the given ids' entries out of `scores()` (ids not in the index are left out)."""
+        if not hasattr(self, "_positions"):
+            self._positions = {int(u): i for i, u in enumerate(self.unit_ids)}
+        return {u: float(scores[self._positions[u]]) for u in unit_ids if u in self._positions}
+
+    def search(
+        self,
+        query: str,
+        *,
+        n: int,
+        mask: np.ndarray | None = None,
+        scores: np.ndarray | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top `n` (id, BM25 score) with a positive score; `mask` (0/1 per item) filters;
+        `scores` reuses a `scores(query)` already computed."""
+        scores = self.scores(query) if scores is None else scores
         if mask is not None:
             scores = scores * mask
         n = min(n, len(scores))
+        if n == 0:
+            return []
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(self.unit_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
 
 
-def bm25_index(ids: Sequence[int], corpus: list[list[str]]) -> LexicalIndex:
+def bm25_index(ids: Sequence[int], corpus: Iterable[list[str]]) -> LexicalIndex:
+    """An index over `corpus` (one token list per id), read once as it streams in: each
+    document is kept as an array of token ids, not as strings, so that the memory of a build
+    is about 4 bytes per token (a 200,000-unit repository has some 16 million)."""
+    vocab: dict[str, int] = {}
+    documents = [
+        np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int32)
+        for tokens in corpus
+    ]
     retriever = bm25s.BM25()
-    indexed = any(corpus)
+    indexed = bool(vocab)
     if indexed:
-        retriever.index(corpus, show_progress=False)
+        retriever.index((documents, vocab), show_progress=False)
     return LexicalIndex(np.array(ids, dtype=np.int64), retriever, indexed)
 
 
-def generation_key(run_id: int) -> str:
+class Generation(Protocol):
+    pk: int
+    created_at: datetime
+
+
+def generation_key(run: Generation) -> str:
     """A run id alone can come back (a database reset beside a surviving data dir); with its
     creation time it names one generation for good."""
-    from indexing.models import IndexRun
-
-    created = IndexRun.objects.values_list("created_at", flat=True).get(pk=run_id)
-    return f"{run_id}-{int(created.timestamp() * 1_000_000)}"
+    return f"{run.pk}-{int(run.created_at.timestamp() * 1_000_000)}"
 
 
 class GenerationCache(Generic[T]):
-    """Objects built per generation (an index), the few most recently used kept in memory."""
+    """Objects built per generation (an index), the few most recently used kept in memory.
+
+    Building one (seconds, for a large repository) holds only that generation's lock: searches
+    of every other repository go on meanwhile."""
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
         self._items: OrderedDict[str, T] = OrderedDict()
+        self._building: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def get(self, run_id: int, build: Callable[[str], T]) -> T:
-        key = generation_key(run_id)
+    def _cached(self, key: str) -> T | None:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-            item = self._items[key] = build(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            return None
+
+    def get(self, run: Generation, build: Callable[[str], T]) -> T:
+        key = generation_key(run)
+        if (item := self._cached(key)) is not None:
+            return item
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        with building:
+            if (item := self._cached(key)) is not None:
+                return item  # built by the thread we waited for
+            item = build(key)
+            with self._lock:
+                self._items[key] = item
+                self._building.pop(key, None)
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
             return item
 
-    def drop(self, run_id: int) -> str:
-        key = generation_key(run_id)
+    def drop(self, run: Generation) -> str:
+        key = generation_key(run)
         with self._lock:
             self._items.pop(key, None)
         return key
@@ -172,8 +219,8 @@ def _directory(key: str) -> Path:
     return Path(settings.DATA_DIR) / "lexical" / f"run-{key}"
 
 
-def lexical_index_for_run(run_id: int) -> LexicalIndex:
-    return _indexes.get(run_id, lambda key: _load(key) or _build(run_id, key))
+def lexical_index_for_run(run: Generation) -> LexicalIndex:
+    return _indexes.get(run, lambda key: _load(key) or _build(run.pk, key))
 
 
 def _load(key: str) -> LexicalIndex | None:
@@ -197,11 +244,13 @@ def _build(run_id: int, key: str) -> LexicalIndex:
         .values_list("pk", "path", "qualname", "docstring", "code")
     )
     ids: list[int] = []
-    corpus: list[list[str]] = []
-    for pk, path, qualname, docstring, code in rows.iterator(chunk_size=2000):
-        ids.append(pk)
-        corpus.append(unit_tokens(path, qualname, docstring, code))
-    index = bm25_index(ids, corpus)
+
+    def corpus() -> Iterator[list[str]]:
+        for pk, path, qualname, docstring, code in rows.iterator(chunk_size=2000):
+            ids.append(pk)
+            yield unit_tokens(path, qualname, docstring, code)
+
+    index = bm25_index(ids, corpus())  # `ids` fills as the corpus streams in
     if index.indexed:
         _save(key, index)
     return index
@@ -218,5 +267,5 @@ def _save(key: str, index: LexicalIndex) -> None:
     partial.rename(directory)  # readers see a whole index or none
 
 
-def drop_lexical_index(run_id: int) -> None:
-    shutil.rmtree(_directory(_indexes.drop(run_id)), ignore_errors=True)
+def drop_lexical_index(run: Generation) -> None:
+    shutil.rmtree(_directory(_indexes.drop(run)), ignore_errors=True)

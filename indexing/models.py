@@ -128,6 +128,9 @@ class FileVersion(models.Model):
     path = models.CharField(max_length=1000)
     sha256 = models.CharField(max_length=64)
     size = models.PositiveIntegerField(default=0)
+    # The file's bytes, zlib-compressed: line spans are served from here (MCP, pages), never
+    # from the disk, so no request can reach a path outside the indexed repository.
+    content = models.BinaryField(default=b"", blank=True)
     parse_warning = models.TextField(blank=True)
     created_by = models.ForeignKey(
         IndexRun, null=True, on_delete=models.SET_NULL, related_name="created_file_versions"
@@ -142,6 +145,16 @@ class FileVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path}@{self.sha256[:8]}"
+
+    def data(self) -> bytes | None:
+        """The file's bytes; None for versions indexed before contents were kept."""
+        import zlib
+
+        return zlib.decompress(bytes(self.content)) if self.content else None
+
+    def text(self) -> str | None:
+        data = self.data()
+        return None if data is None else data.decode("utf-8", errors="replace")
 
 
 class CodeUnit(models.Model):
@@ -159,6 +172,9 @@ class CodeUnit(models.Model):
     qualname = models.CharField(max_length=1000)
     parent_qualname = models.CharField(max_length=1000, blank=True)
     class_name = models.CharField(max_length=1000, blank=True)
+    # First sentences of the enclosing class's and the module's docstrings: context for search.
+    class_summary = models.CharField(max_length=300, blank=True)
+    module_summary = models.CharField(max_length=300, blank=True)
     start_line = models.PositiveIntegerField()
     end_line = models.PositiveIntegerField()
     signature = models.TextField(blank=True)
@@ -179,6 +195,30 @@ class CodeUnit(models.Model):
         return str(self.pk)
 
 
+class IndexChunk(models.Model):
+    """Some of a run's new file versions, parsed and embedded by one task on any worker. The
+    worker holding it renews `heartbeat_at`; a stale one lets another worker take it over."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+
+    run = models.ForeignKey(IndexRun, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    version_ids = models.JSONField(default=list)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "number"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} chunk {self.number} ({self.status})"
+
+
 class DocumentChunk(models.Model):
     """A paragraph of the repository's README or docs, kept for the research agent's RAG tool."""
 
@@ -190,17 +230,20 @@ class DocumentChunk(models.Model):
         return f"{self.path}: {self.text[:40]}"
 
 
-class ApiToken(models.Model):
-    """A bearer token for the JSON API. Only a hash is stored; the token is shown once."""
+class CachedVector(models.Model):
+    """A text's vector under one embedding model. Identical units (forks, branches, vendored
+    copies, the same package indexed under two names, a re-index after a crash) are embedded
+    once. `model_id` names the weights and their cut-off, so a changed model never reuses a
+    vector."""
 
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
-    )
-    name = models.CharField(max_length=100)
-    key_hash = models.CharField(max_length=64, unique=True)
-    prefix = models.CharField(max_length=8)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
+    model_id = models.CharField(max_length=100)
+    text_sha256 = models.CharField(max_length=64)
+    vector = models.BinaryField()  # float32, little-endian
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["model_id", "text_sha256"], name="unique_cached_vector")
+        ]
 
     def __str__(self) -> str:
-        return f"{self.user} {self.name} ({self.prefix}…)"
+        return f"{self.model_id} {self.text_sha256[:12]}"

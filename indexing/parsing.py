@@ -7,10 +7,12 @@ losing the whole file.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser
@@ -33,6 +35,7 @@ class ParsedUnit:
     code: str
     parent_qualname: str = ""
     class_name: str = ""  # the class that encloses a method (or nested class), if any
+    class_summary: str = ""  # the first sentence of that class's docstring
     decorators: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     is_async: bool = False
@@ -44,6 +47,7 @@ class ParsedFile:
     has_errors: bool = False
     error_lines: list[int] = field(default_factory=list)
     decoded_with_replacement: bool = False
+    module_summary: str = ""  # the first sentence of the module's docstring
 
 
 @cache
@@ -63,8 +67,21 @@ def parse_source(source: bytes) -> ParsedFile:
     if root.has_error:
         result.has_errors = True
         result.error_lines = sorted({n.start_point[0] + 1 for n in _error_nodes(root)})[:20]
+    result.module_summary = summary_line(_docstring(root, source))
     _walk(root, source, scope=[], in_class=None, out=result.units)
     return result
+
+
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)`'\"])\.(\s|$)")
+SUMMARY_CHARS = 200
+
+
+def summary_line(docstring: str, limit: int | None = SUMMARY_CHARS) -> str:
+    """The first sentence of a docstring's first paragraph, on one line: what a reader takes in
+    at a glance, and what a class or module lends its members as context."""
+    paragraph = " ".join(docstring.strip().split("\n\n", 1)[0].split())
+    match = _SENTENCE_END.search(paragraph)
+    return (paragraph[: match.start()] if match else paragraph)[:limit].strip().rstrip(".:")
 
 
 def _error_nodes(root: Node) -> Iterator[Node]:
@@ -101,14 +118,14 @@ def _walk(
 
     Iterative, with a stack of tasks (emit a unit, or visit a node): hostile or generated files
     nest thousands deep, far past Python's recursion limit."""
-    tasks: list[ParsedUnit | tuple[Node, list[str], str | None]] = [(root, scope, in_class)]
+    tasks: list[ParsedUnit | _Visit] = [_Visit(root, scope, in_class, "")]
     while tasks:
         task = tasks.pop()
         if isinstance(task, ParsedUnit):
             out.append(task)
             continue
-        node, scope, in_class = task
-        found: list[ParsedUnit | tuple[Node, list[str], str | None]] = []
+        node, scope, in_class, class_summary = task
+        found: list[ParsedUnit | _Visit] = []
         for child in node.children:
             definition, decorators = child, ()
             if child.type == "decorated_definition":
@@ -121,21 +138,35 @@ def _walk(
                 if definition is None:
                     continue
             if definition.type in ("function_definition", "class_definition"):
-                unit = _make_unit(child, definition, decorators, source, scope, in_class)
+                unit = _make_unit(
+                    child, definition, decorators, source, scope, in_class, class_summary
+                )
                 found.append(unit)
                 body = definition.child_by_field_name("body")
                 if body is not None:
-                    is_class = definition.type == "class_definition"
-                    found.append((body, [*scope, unit.name], unit.qualname if is_class else None))
+                    if definition.type == "class_definition":
+                        inner = _Visit(
+                            body, [*scope, unit.name], unit.qualname, summary_line(unit.docstring)
+                        )
+                    else:
+                        inner = _Visit(body, [*scope, unit.name], None, "")
+                    found.append(inner)
             elif child.type == "expression_statement":
-                lambda_unit = _named_lambda(child, source, scope, in_class)
+                lambda_unit = _named_lambda(child, source, scope, in_class, class_summary)
                 if lambda_unit is not None:
                     found.append(lambda_unit)
             elif child.type in _COMPOUND_STATEMENTS or child.type in ("block", "ERROR"):
                 # Definitions under `if TYPE_CHECKING:`, `try:` and the like belong to the same
                 # scope; ERROR nodes often wrap perfectly good definitions after a syntax error.
-                found.append((child, scope, in_class))
+                found.append(_Visit(child, scope, in_class, class_summary))
         tasks.extend(reversed(found))
+
+
+class _Visit(NamedTuple):
+    node: Node
+    scope: list[str]
+    in_class: str | None  # qualname of the class whose body this is
+    class_summary: str
 
 
 _COMPOUND_STATEMENTS = {
@@ -158,6 +189,7 @@ def _make_unit(
     source: bytes,
     scope: list[str],
     in_class: str | None,
+    class_summary: str,
 ) -> ParsedUnit:
     name = _text(definition.child_by_field_name("name"), source) or "<anonymous>"
     is_class = definition.type == "class_definition"
@@ -182,6 +214,7 @@ def _make_unit(
         code=_unit_code(outer, source),
         parent_qualname=".".join(scope),
         class_name=in_class or "",
+        class_summary=class_summary if in_class else "",
         decorators=decorators,
         calls=_called_names(body, source),
         is_async=any(c.type == "async" for c in definition.children),
@@ -189,7 +222,7 @@ def _make_unit(
 
 
 def _named_lambda(
-    statement: Node, source: bytes, scope: list[str], in_class: str | None
+    statement: Node, source: bytes, scope: list[str], in_class: str | None, class_summary: str
 ) -> ParsedUnit | None:
     """`name = lambda ...` is a function in all but syntax; index it as one."""
     assignment = statement.named_children[0] if statement.named_children else None
@@ -212,6 +245,7 @@ def _named_lambda(
         code=_unit_code(statement, source),
         parent_qualname=".".join(scope),
         class_name=in_class or "",
+        class_summary=class_summary if in_class else "",
         calls=_called_names(value, source),
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
-from indexing.models import CodeUnit, IndexRun, Repository
+from indexing.models import CodeUnit, FileVersion, IndexRun, Repository
 
 
 def repository_list() -> QuerySet[Repository]:
@@ -18,6 +18,21 @@ def active_units(*, repository: Repository) -> QuerySet[CodeUnit]:
     caller holding an old instance still sees the generation that is active now."""
     current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
     return CodeUnit.objects.filter(repository=repository, file_version__runs=Subquery(current))
+
+
+def active_generation(*, repository: Repository) -> IndexRun | None:
+    """The run whose generation searches read now (only its id and creation time, which name
+    its cached indexes), in one query; None before the first successful run."""
+    current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
+    return IndexRun.objects.filter(pk=Subquery(current)).only("pk", "created_at").first()
+
+
+def active_file(*, repository: Repository, path: str) -> FileVersion | None:
+    """The version of `path` in the active generation: only paths the index holds exist."""
+    current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
+    return FileVersion.objects.filter(
+        repository=repository, path=path, runs=Subquery(current)
+    ).first()
 
 
 def latest_run(*, repository: Repository) -> IndexRun | None:
@@ -52,15 +67,23 @@ def can_manage(*, user, repository: Repository) -> bool:
     )
 
 
-def repository_for_management(*, user, name: str) -> tuple[Repository | None, int]:
-    """(repository, 0) when `user` may re-index or delete it; otherwise (None, 404) when they
-    cannot see it (private ones look missing) or (None, 403) when they can see but not manage."""
+class RepositoryRefused(Exception):
+    """`user` may not manage the repository. `status` is what an HTTP answer says: 404 when
+    they cannot see it (a private one looks missing), 403 when they can see but not change it."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def repository_for_management(*, user, name: str) -> Repository:
+    """The repository when `user` may re-index or delete it; RepositoryRefused otherwise."""
     repository = repositories_visible_to(user).filter(name=name).first()
     if repository is None:
-        return None, 404
+        raise RepositoryRefused(404, f"no repository named {name!r}")
     if not can_manage(user=user, repository=repository):
-        return None, 403
-    return repository, 0
+        raise RepositoryRefused(403, "only the owner or staff may change this repository")
+    return repository
 
 
 def with_latest_runs(

@@ -15,14 +15,17 @@ from datetime import timedelta
 from pathlib import Path, PurePath
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
+from indexing.chunks import ChunkOutcome, process_chunk
 from indexing.generations import discard_unpublished_versions
+from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.lexical import drop_lexical_index
-from indexing.models import IndexRun, Repository
-from indexing.pipeline import IndexPipeline
+from indexing.models import IndexChunk, IndexRun, Repository
+from indexing.pipeline import prepare_run, publish_run
 from indexing.sources import (
     ArchiveSource,
     GitSource,
@@ -67,7 +70,13 @@ def source_for(repository: Repository) -> Source:
     limits = source_limits()
     kind = repository.source_kind
     if kind == Repository.SourceKind.GIT:
-        return GitSource(url=repository.source, ref=repository.ref, limits=limits)
+        # Repositories with an owner came from the web or the API; the CLI's have none.
+        return GitSource(
+            url=repository.source,
+            ref=repository.ref,
+            limits=limits,
+            user_submitted=repository.owner_id is not None,
+        )
     if kind == Repository.SourceKind.ARCHIVE:
         return ArchiveSource(path=Path(repository.source), limits=limits)
     if kind in (Repository.SourceKind.LOCAL, Repository.SourceKind.SNIPPETS):
@@ -93,6 +102,44 @@ def repository_create(
     repository.full_clean()
     repository.save()
     return repository
+
+
+def repository_submit(
+    *,
+    user,
+    name: str,
+    git_url: str = "",
+    ref: str = "",
+    archive: UploadedFile | None = None,
+    is_public: bool = True,
+) -> IndexRun:
+    """A user's request (web page or API) to index a git URL or an uploaded archive: checked,
+    created with the user as owner, and queued. IndexingError says what is wrong."""
+    git_url = git_url.strip()
+    if bool(git_url) == bool(archive):
+        raise IndexingError("give either a git URL or an archive, not both")
+    if Repository.objects.filter(name=name).exists():
+        raise IndexingError(f"a repository named {name!r} exists")
+    try:
+        if archive is not None:
+            repository = repository_create_from_upload(
+                name=name, upload=archive, owner=user, is_public=is_public
+            )
+        else:
+            check_user_git_url(git_url)
+            repository = repository_create(
+                name=name,
+                source=git_url,
+                source_kind=Repository.SourceKind.GIT,
+                ref=ref.strip(),
+                owner=user,
+                is_public=is_public,
+            )
+    except ValidationError as exc:
+        raise IndexingError("; ".join(exc.messages)) from exc
+    except GitURLRefused as exc:
+        raise IndexingError(str(exc)) from exc
+    return index_run_start(repository=repository)
 
 
 def index_run_start(*, repository: Repository, enqueue: bool = True) -> IndexRun:
@@ -176,12 +223,31 @@ def _fail_stale_runs(*, repository: Repository) -> None:
 def index_run_execute(
     *, run: IndexRun, on_progress: Callable[[IndexRun], None] | None = None
 ) -> IndexRun:
-    """Do the work of one run. Never raises for bad input: a failed run records its error and
-    the previous generation keeps serving."""
+    """Do all of one run in this process (the CLI, and runs without a broker). Never raises for
+    bad input: a failed run records its error and the previous generation keeps serving."""
+    chunk_ids = index_run_prepare(run=run)
+    for chunk_id in chunk_ids or []:
+        outcome = index_chunk_execute(chunk_id=chunk_id)
+        if on_progress is not None:
+            run.refresh_from_db()
+            on_progress(run)
+        if outcome == ChunkOutcome.STOPPED:
+            break
+    run.refresh_from_db()
+    if run.phase == IndexRun.Phase.SWITCHING:
+        index_run_publish(run=run)
+    run.refresh_from_db()
+    if on_progress is not None:
+        on_progress(run)
+    return run
+
+
+def index_run_prepare(*, run: IndexRun) -> list[int] | None:
+    """Step 1 of a run (`indexing.pipeline`); its chunk ids, or None when the run is over
+    (finished already, or failed here with its error recorded)."""
     run.refresh_from_db()
     if run.is_finished:
-        return run  # a duplicate delivery of a finished task
-    repository = run.repository
+        return None  # a duplicate delivery of a finished task
     workdir = Path(settings.REPORIFT["WORK_DIR"]) / f"run-{run.pk}"
     if run.status == IndexRun.Status.RUNNING:
         # Redelivered after a worker died mid-run: start over from a clean slate.
@@ -192,9 +258,7 @@ def index_run_execute(
     try:
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True, exist_ok=True)
-        IndexPipeline(
-            run=run, source=source_for(repository), workdir=workdir, on_progress=on_progress
-        ).execute()
+        return prepare_run(run=run, source=source_for(run.repository), workdir=workdir)
     except (SourceError, IndexingError) as exc:
         run_fail(run=run, error=str(exc))
     except Exception as exc:
@@ -202,8 +266,31 @@ def index_run_execute(
         run_fail(run=run, error=f"{type(exc).__name__}: {exc}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return None
+
+
+def index_chunk_execute(*, chunk_id: int) -> ChunkOutcome:
+    """Step 2 for one chunk. A chunk that fails unexpectedly fails its run."""
+    try:
+        return process_chunk(chunk_id)
+    except Exception as exc:
+        logger.exception("chunk %s failed", chunk_id)
+        chunk = IndexChunk.objects.select_related("run").filter(pk=chunk_id).first()
+        if chunk is not None:
+            run_fail(run=chunk.run, error=f"{type(exc).__name__}: {exc}")
+        return ChunkOutcome.STOPPED
+
+
+def index_run_publish(*, run: IndexRun) -> None:
+    """Step 3. Idempotent: a finished run, or one not ready to switch, is left alone."""
     run.refresh_from_db()
-    return run
+    if run.status != IndexRun.Status.RUNNING or run.phase != IndexRun.Phase.SWITCHING:
+        return
+    try:
+        publish_run(run=run)
+    except Exception as exc:
+        logger.exception("publishing run %s failed", run.pk)
+        run_fail(run=run, error=f"{type(exc).__name__}: {exc}")
 
 
 def run_fail(*, run: IndexRun, error: str) -> None:
@@ -218,8 +305,8 @@ def run_fail(*, run: IndexRun, error: str) -> None:
 
 def repository_delete(*, repository: Repository) -> None:
     archive = Path(repository.source) if repository.source_kind == "archive" else None
-    for run_id in repository.runs.values_list("pk", flat=True):
-        drop_lexical_index(run_id)
+    for run in repository.runs.only("pk", "created_at"):
+        drop_lexical_index(run)
     get_vector_store().delete_repository(repository.pk)
     repository.delete()
     if archive is not None and archive.is_relative_to(Path(settings.MEDIA_ROOT)):

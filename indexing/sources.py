@@ -9,6 +9,7 @@ outside its own target directory.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import tarfile
@@ -38,6 +39,9 @@ SKIPPED_DIRS = frozenset(
         ".eggs",
     }
 )
+
+
+_REDIRECT = re.compile(r"redirect|returned error: 30[12378]\b", re.I)
 
 
 class SourceError(Exception):
@@ -82,17 +86,30 @@ class LocalDirectorySource:
 
 @dataclass
 class GitSource:
-    """`git clone` of a URL (https, ssh or file://), optionally at a branch, tag or commit."""
+    """`git clone` of a URL (https, ssh or file://), optionally at a branch, tag or commit.
+
+    A URL that a user submitted (not the operator) is checked again on every fetch, since its
+    host may resolve elsewhere today, and cloned with HTTP redirects off: a public URL that
+    redirects to a private address would otherwise be followed."""
 
     url: str
     ref: str = ""
     limits: SourceLimits = field(default_factory=SourceLimits)
+    user_submitted: bool = False
 
     def fetch(self, workdir: Path) -> FetchedSource:
         target = workdir / "checkout"
         if self.url.startswith("-") or self.ref.startswith("-"):
             raise SourceError("git URL and ref may not start with '-'")
         clone = ["clone", "--quiet", "--no-recurse-submodules"]
+        if self.user_submitted:
+            from indexing.git_urls import GitURLRefused, check_user_git_url
+
+            try:
+                check_user_git_url(self.url)
+            except GitURLRefused as exc:
+                raise SourceError(str(exc)) from exc
+            clone = ["-c", "http.followRedirects=false", *clone]
         is_commit = len(self.ref) >= 7 and all(c in "0123456789abcdef" for c in self.ref.lower())
         if not is_commit:
             clone += ["--depth", "1"]
@@ -124,8 +141,11 @@ class GitSource:
         except FileNotFoundError as exc:
             raise SourceError("git is not installed on the server") from exc
         if done.returncode != 0:
-            message = (done.stderr or done.stdout).strip().splitlines()
-            raise SourceError(f"git {args[0]} failed: {' '.join(message[-3:])}")
+            message = " ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+            command = next(a for a in args if not a.startswith("-") and "=" not in a)
+            if _REDIRECT.search(message):
+                message = f"the server answered with a redirect, which is not followed ({message})"
+            raise SourceError(f"git {command} failed: {message}")
         return done.stdout
 
 

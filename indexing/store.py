@@ -1,20 +1,26 @@
 """Vector stores: where unit vectors live and are searched.
 
 SQL holds the canonical units; a store only maps vector ids (the string form of CodeUnit primary
-keys) to vectors plus the few metadata fields that queries filter on. Vectors of a generation that
-is not active yet may already be in the store: callers resolve ids against the active generation,
-which is what makes the switch from one generation to the next atomic.
+keys) to vectors plus the few metadata fields that queries filter on. Each unit has one vector
+per field (`code`: its source; `header`: its name, place, context and signature; see
+`indexing.unit_text`). Vectors of a generation that is not active yet may already be in the
+store: callers resolve ids against the active generation, which is what makes the switch from
+one generation to the next atomic.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from indexing.registry import build_backend, once
+from reporift.backends import build_backend, once
+
+FIELDS = ("code", "header")
 
 
 @dataclass(frozen=True)
@@ -33,7 +39,9 @@ class VectorHit:
 
 @runtime_checkable
 class VectorStore(Protocol):
-    def upsert(self, records: Sequence[VectorRecord], vectors: np.ndarray) -> None: ...
+    def upsert(
+        self, records: Sequence[VectorRecord], vectors: np.ndarray, *, field: str = "code"
+    ) -> None: ...
 
     def query(
         self,
@@ -42,24 +50,45 @@ class VectorStore(Protocol):
         repository_id: int,
         n: int,
         kinds: Sequence[str] | None = None,
+        field: str = "code",
     ) -> list[VectorHit]: ...
 
-    def delete(self, vector_ids: Sequence[str]) -> None: ...
+    def scores(
+        self,
+        vector: np.ndarray,
+        vector_ids: Sequence[str],
+        *,
+        repository_id: int,
+        field: str = "code",
+    ) -> dict[str, float]:
+        """The cosine of `vector` with each of the given vectors (ids the store lacks are left
+        out): what the learned ranker needs for candidates that another stream found."""
+        ...
+
+    def delete(self, vector_ids: Sequence[str], *, repository_id: int) -> None: ...
 
     def delete_repository(self, repository_id: int) -> None: ...
 
-    def count(self, *, repository_id: int) -> int: ...
+    def count(self, *, repository_id: int, field: str = "code") -> int: ...
 
 
 class VectorStoreUnavailable(RuntimeError):
     """The store cannot be reached (a Chroma server down, a corrupt data dir)."""
 
 
+def _check_field(field: str) -> None:
+    if field not in FIELDS:
+        raise ValueError(f"unknown vector field {field!r}; choose from {', '.join(FIELDS)}")
+
+
 class ChromaVectorStore:
     """Chroma: embedded `PersistentClient` in the data dir, or a Chroma server when `host` is set.
 
-    One collection per embedding model, so that changing the model never mixes dimensions.
-    Chroma's own embedding function is never used (it downloads a model at first use).
+    One collection per (embedding model, repository, field). Per model, so that changing the
+    model never mixes dimensions; per repository, because a metadata filter over one shared
+    collection made every search pay for every other repository (132 ms at 21k units, most of
+    it the filter); per field, so each field is its own nearest-neighbour index. Chroma's own
+    embedding function is never used (it downloads a model at first use).
     """
 
     _BATCH = 2000  # below Chroma's maximum batch size on every backend
@@ -88,30 +117,55 @@ class ChromaVectorStore:
             from indexing.embedding import get_embedder
 
             model_id = get_embedder().model_id
-        safe_model = "".join(c if c.isalnum() else "-" for c in model_id.lower())
-        self.collection_name = f"{collection_prefix}-{safe_model}"[:63]
-        try:
-            self._collection = self._client.get_or_create_collection(
-                self.collection_name, embedding_function=None, metadata={"hnsw:space": "cosine"}
-            )
-        except Exception as exc:
-            raise VectorStoreUnavailable(
-                f"cannot open collection {self.collection_name}: {exc}"
-            ) from exc
+        safe_model = "".join(c if c.isalnum() else "-" for c in model_id.lower()).strip("-")
+        if len(safe_model) > 40:  # Chroma limits names; a hash keeps long ids distinct
+            safe_model = safe_model[:31] + "-" + hashlib.sha1(model_id.encode()).hexdigest()[:8]
+        self.prefix = f"{collection_prefix}-{safe_model}"
+        self._collections: dict[str, Any] = {}
+        self._lock = threading.Lock()
 
-    def upsert(self, records: Sequence[VectorRecord], vectors: np.ndarray) -> None:
+    def collection_name(self, repository_id: int, field: str) -> str:
+        _check_field(field)
+        return f"{self.prefix}-r{repository_id}-{field}"
+
+    def _collection(self, repository_id: int, field: str, *, create: bool):
+        """The collection, or None when it does not exist and `create` is off (a repository
+        with nothing indexed yet answers every query with nothing)."""
+        name = self.collection_name(repository_id, field)
+        with self._lock:
+            if name in self._collections:
+                return self._collections[name]
+            try:
+                if create:
+                    collection = self._client.get_or_create_collection(
+                        name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+                    )
+                else:
+                    collection = self._client.get_collection(name, embedding_function=None)
+            except Exception as exc:
+                if not create and _is_not_found(exc):
+                    return None
+                raise VectorStoreUnavailable(f"cannot open collection {name}: {exc}") from exc
+            self._collections[name] = collection
+            return collection
+
+    def upsert(
+        self, records: Sequence[VectorRecord], vectors: np.ndarray, *, field: str = "code"
+    ) -> None:
         if len(records) != len(vectors):
             raise ValueError(f"{len(records)} records but {len(vectors)} vectors")
-        for start in range(0, len(records), self._BATCH):
-            chunk = records[start : start + self._BATCH]
-            self._collection.upsert(
-                ids=[r.vector_id for r in chunk],
-                embeddings=np.asarray(vectors[start : start + self._BATCH], dtype=np.float32),
-                metadatas=[
-                    {"repository_id": r.repository_id, "kind": r.kind, "path": r.path}
-                    for r in chunk
-                ],
-            )
+        by_repository: dict[int, list[int]] = {}
+        for row, record in enumerate(records):
+            by_repository.setdefault(record.repository_id, []).append(row)
+        for repository_id, rows in by_repository.items():
+            collection = self._collection(repository_id, field, create=True)
+            for start in range(0, len(rows), self._BATCH):
+                chunk = rows[start : start + self._BATCH]
+                collection.upsert(
+                    ids=[records[r].vector_id for r in chunk],
+                    embeddings=np.asarray(vectors[chunk], dtype=np.float32),
+                    metadatas=[{"kind": records[r].kind, "path": records[r].path} for r in chunk],
+                )
 
     def query(
         self,
@@ -120,34 +174,86 @@ class ChromaVectorStore:
         repository_id: int,
         n: int,
         kinds: Sequence[str] | None = None,
+        field: str = "code",
     ) -> list[VectorHit]:
-        where: dict[str, Any] = {"repository_id": repository_id}
-        if kinds:
-            where = {"$and": [where, {"kind": {"$in": list(kinds)}}]}
+        collection = self._collection(repository_id, field, create=False)
+        if collection is None:
+            return []
+        where = {"kind": {"$in": list(kinds)}} if kinds else None
         try:
-            result = self._collection.query(
+            result = collection.query(
                 query_embeddings=[np.asarray(vector, dtype=np.float32)],
                 n_results=max(1, n),
                 where=where,
                 include=["distances"],
             )
         except Exception as exc:
+            self._forget(repository_id, field)  # deleted or recreated by another process
             raise VectorStoreUnavailable(f"Chroma query failed: {exc}") from exc
-        ids = result["ids"][0]
-        distances = result["distances"][0]
-        return [VectorHit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+        return _hits(result)
 
-    def delete(self, vector_ids: Sequence[str]) -> None:
+    def _forget(self, repository_id: int, field: str) -> None:
+        with self._lock:
+            self._collections.pop(self.collection_name(repository_id, field), None)
+
+    def scores(
+        self,
+        vector: np.ndarray,
+        vector_ids: Sequence[str],
+        *,
+        repository_id: int,
+        field: str = "code",
+    ) -> dict[str, float]:
+        ids = list(dict.fromkeys(vector_ids))
+        collection = self._collection(repository_id, field, create=False)
+        if collection is None or not ids:
+            return {}
+        try:
+            result = collection.get(ids=ids, include=["embeddings"])
+        except Exception as exc:
+            self._forget(repository_id, field)
+            raise VectorStoreUnavailable(f"Chroma get failed: {exc}") from exc
+        if not result["ids"]:
+            return {}
+        matrix = np.asarray(result["embeddings"], dtype=np.float32)
+        values = matrix @ np.asarray(vector, dtype=np.float32)
+        return {i: float(v) for i, v in zip(result["ids"], values, strict=True)}
+
+    def delete(self, vector_ids: Sequence[str], *, repository_id: int) -> None:
         ids = list(vector_ids)
-        for start in range(0, len(ids), self._BATCH):
-            self._collection.delete(ids=ids[start : start + self._BATCH])
+        for field in FIELDS:
+            collection = self._collection(repository_id, field, create=False)
+            if collection is None:
+                continue
+            for start in range(0, len(ids), self._BATCH):
+                collection.delete(ids=ids[start : start + self._BATCH])
 
     def delete_repository(self, repository_id: int) -> None:
-        self._collection.delete(where={"repository_id": repository_id})
+        for field in FIELDS:
+            name = self.collection_name(repository_id, field)
+            with self._lock:
+                self._collections.pop(name, None)
+                try:
+                    self._client.delete_collection(name)
+                except Exception as exc:
+                    if not _is_not_found(exc):
+                        raise VectorStoreUnavailable(f"cannot delete {name}: {exc}") from exc
 
-    def count(self, *, repository_id: int) -> int:
-        got = self._collection.get(where={"repository_id": repository_id}, include=[])
-        return len(got["ids"])
+    def count(self, *, repository_id: int, field: str = "code") -> int:
+        collection = self._collection(repository_id, field, create=False)
+        return 0 if collection is None else collection.count()
+
+
+def _hits(result: dict) -> list[VectorHit]:
+    ids = result["ids"][0]
+    distances = result["distances"][0]
+    return [VectorHit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+
+
+def _is_not_found(exc: Exception) -> bool:
+    from chromadb.errors import NotFoundError
+
+    return isinstance(exc, NotFoundError) or "does not exist" in str(exc)
 
 
 @once

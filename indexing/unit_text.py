@@ -1,33 +1,45 @@
-"""The text that is embedded for a unit: a documented, pure function of its parts.
+"""The texts that are embedded for a unit, one per vector field: pure functions of its parts.
 
-Styles (setting `REPORIFT["EMBED_TEXT"]`):
-- `code`: the unit's source as written (signature, docstring and body).
-- `header_code`: the words of path and qualname, then the source (the docstring once, inside it).
-- `default`: the words of its path and qualname (snake_case and camelCase split), then the
-  docstring, then the source. MiniLM was trained on natural language; spelling identifiers out
-  as words lets a query like "parse the config file" meet `parseConfigFile`.
+- `code`: the unit's source as written (signature, docstring and body). Plain MiniLM over this
+  text is the baseline every ranking change is measured against.
+- `header`: what a reader scans before the body: the kind, the qualified name spelled out as
+  words (the class's name included), where it lives, and the signature. Measured on the dev
+  packages, this text alone ranks the answer first 12 points more often than plain MiniLM over
+  the source; adding the docstring took most of that away (it duplicates the code field), and
+  adding the first sentences of the class's and module's docstrings changed nothing (0.455 vs
+  0.456 Success@1), so neither is in it. See `search.ranking.features` for why no ranking
+  signal may depend on whether a unit has a docstring.
 
-The embedder truncates at 256 word pieces, so what comes first matters most; the source is cut at
-`MAX_CHARS` before tokenising because nothing past that can survive truncation anyway.
+Which fields exist and what goes into them was chosen on the dev sets (docs/BENCHMARKS.md,
+"How fast mode was designed"). The embedder cuts texts at its own word-piece limit; texts are
+cut at `MAX_CHARS` first because nothing past that survives the cut anyway.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Protocol
 
 MAX_CHARS = 3000
-STYLES = ("default", "code", "header_code")
+# Names what the functions below produce; bump it when a field's text changes, so that caches
+# keyed on it (evaluation corpora) are rebuilt. The vector cache is keyed on the text itself.
+TEXT_VERSION = "fields-2"
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
 class UnitParts(Protocol):
+    kind: str
     path: str
     qualname: str
+    signature: str
     docstring: str
     code: str
+    class_name: str
+    class_summary: str
+    module_summary: str
 
 
 def identifier_words(identifier: str) -> list[str]:
@@ -39,15 +51,33 @@ def identifier_words(identifier: str) -> list[str]:
     return words
 
 
-def unit_text(unit: UnitParts, style: str = "default", *, include_path: bool = True) -> str:
-    """`include_path` is off for snippet corpora, whose file names are ids, not words."""
-    if style == "code":
-        return unit.code[:MAX_CHARS]
-    if style not in STYLES:
-        raise ValueError(f"unknown embed text style {style!r}; choose from {STYLES}")
-    path_words = " ".join(identifier_words(unit.path.removesuffix(".py"))) if include_path else ""
-    name_words = " ".join(identifier_words(unit.qualname))
-    header = f"{name_words} ({path_words})" if path_words else name_words
-    docstring = unit.docstring.strip() if style == "default" else ""
-    parts = [header, docstring, unit.code]
-    return "\n".join(p for p in parts if p)[:MAX_CHARS]
+def code_text(unit: UnitParts) -> str:
+    """The code field: the unit's source as written."""
+    return unit.code[:MAX_CHARS]
+
+
+def header_text(
+    unit: UnitParts, *, include_path: bool = True, context: bool = False, docstring: bool = False
+) -> str:
+    """The header field. `include_path` is off for snippet corpora, whose file names are ids;
+    `context` and `docstring` exist for the measurements that chose the defaults."""
+    name = " ".join(identifier_words(unit.qualname))
+    lines = [f"{unit.kind} {name}"]
+    if include_path:
+        lines[0] += f" in {' '.join(identifier_words(unit.path.removesuffix('.py')))}"
+    if context and unit.class_summary:
+        lines.append(f"{' '.join(identifier_words(unit.class_name))}: {unit.class_summary}")
+    if context and unit.module_summary:
+        lines.append(f"module: {unit.module_summary}")
+    lines.append(unit.signature)
+    if docstring and unit.docstring.strip():
+        lines.append(unit.docstring.strip())
+    return "\n".join(lines)[:MAX_CHARS]
+
+
+def field_texts(units: Sequence[UnitParts], *, include_path: bool = True) -> dict[str, list[str]]:
+    """Every field's texts for `units`, in order: the vector store keeps one vector per field."""
+    return {
+        "code": [code_text(u) for u in units],
+        "header": [header_text(u, include_path=include_path) for u in units],
+    }

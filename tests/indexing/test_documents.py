@@ -29,21 +29,21 @@ def test_readme_paragraphs_and_docstrings_are_searchable(write_repo):
             "shop/cart.py": 'def total(items):\n    """Sum the prices of the items in a cart."""\n',
         },
     )
-    assert search_repository_documents(run_id=run.pk, query="retry http backoff", n=1) == [
+    assert search_repository_documents(run=run, query="retry http backoff", n=1) == [
         "README.md: Payments are retried with exponential backoff when the provider's HTTP API "
         "is unreachable."
     ]
-    assert search_repository_documents(run_id=run.pk, query="cart prices", n=1) == [
+    assert search_repository_documents(run=run, query="cart prices", n=1) == [
         "total: Sum the prices of the items in a cart."
     ]
-    found = search_repository_documents(run_id=run.pk, query="configuration settings", n=3)
+    found = search_repository_documents(run=run, query="configuration settings", n=3)
     assert found[0].startswith("docs/guide.rst: Configuration lives")
 
 
 def test_nothing_to_match(write_repo):
     run = index(write_repo, {"README.md": "the of and to is it " * 10, "a.py": "x = 1\n"})
-    assert search_repository_documents(run_id=run.pk, query="the of", n=3) == []
-    assert search_repository_documents(run_id=run.pk, query="retry", n=3) == []
+    assert search_repository_documents(run=run, query="the of", n=3) == []
+    assert search_repository_documents(run=run, query="retry", n=3) == []
 
 
 def test_short_paragraphs_and_links_are_skipped(tmp_path):

@@ -13,6 +13,7 @@ class TestOnnxMiniLMEmbedder(EmbedderContract):
     def test_is_the_default(self, embedder):
         assert isinstance(embedder, OnnxMiniLMEmbedder)
         assert embedder.dimension == 384
+        assert embedder.model_id == "all-MiniLM-L6-v2-fp32-128"
 
     def test_meaning_not_spelling(self, embedder):
         query, related, unrelated = embedder.embed(
@@ -37,6 +38,31 @@ class TestOnnxMiniLMEmbedder(EmbedderContract):
         assert float(a @ paraphrase) > float(a @ neighbour) + 0.2
 
 
+@pytest.mark.slow
+def test_graph_variants_agree_with_the_wheels_own(tmp_path):
+    """The derived graphs (built once into the data dir) compute the same model: the folded
+    fp32 graph to float precision, the dynamically quantised one closely."""
+    texts = [
+        "def add(a, b):\n    return a + b",
+        "retry a failed http request with exponential backoff",
+        "class Cache:\n    def get(self, key):\n        return self._items.get(key)",
+    ]
+    models = str(tmp_path / "models")
+    wheel = OnnxMiniLMEmbedder(variant="int8-weights", max_tokens=256, models_dir=models)
+    reference = wheel.embed(texts)
+    ids = {wheel.model_id}
+    for variant, least in (("fp32", 0.9999), ("int8-dynamic", 0.97)):
+        embedder = OnnxMiniLMEmbedder(variant=variant, max_tokens=256, models_dir=models)
+        ids.add(embedder.model_id)
+        agreement = (embedder.embed(texts) * reference).sum(axis=1)
+        assert agreement.min() > least, (variant, agreement)
+    assert len(ids) == 3  # each graph has its own vectors and collections
+    built = sorted(p.name for p in (tmp_path / "models").iterdir() if p.suffix == ".onnx")
+    assert built == ["minilm-fp32.onnx", "minilm-int8-dynamic.onnx"]
+    with pytest.raises(EmbedderUnavailable, match="unknown ONNX variant"):
+        OnnxMiniLMEmbedder(variant="int4", models_dir=models)
+
+
 def test_missing_model_file_is_a_clear_error(tmp_path):
     with pytest.raises(EmbedderUnavailable, match="not found"):
         OnnxMiniLMEmbedder(model_path=str(tmp_path / "missing.onnx"))
@@ -57,17 +83,17 @@ class TestOpenAIEmbedderAgainstLlamaCpp(EmbedderContract):
     def server(self):
         import xllamacpp
 
-        from agents.local_model import _free_port, gguf_path
+        from agents.local_model import _free_port, embedded_model_file
 
         params = xllamacpp.CommonParams()
-        params.model.path = str(gguf_path())
+        params.model.path = str(embedded_model_file())
         params.embedding = True
         params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
         params.n_ctx = 2048
         params.n_batch = params.n_ubatch = 2048
         params.hostnames = ["127.0.0.1"]
         params.port = _free_port()
-        params.model_alias = "smollm2-embed"
+        params.model_alias = "local-embed"
         params.verbosity = 0
         server = xllamacpp.Server(params)
         yield f"http://127.0.0.1:{params.port}/v1"
@@ -77,20 +103,20 @@ class TestOpenAIEmbedderAgainstLlamaCpp(EmbedderContract):
     def embedder_backend(self, server):
         from indexing.embedding import OpenAIEmbedder
 
-        return OpenAIEmbedder(model="smollm2-embed", dimension=576, base_url=server, batch_size=4)
+        return OpenAIEmbedder(model="local-embed", dimension=896, base_url=server, batch_size=4)
 
     def test_wrong_dimension_is_a_clear_error(self, server):
         from indexing.embedding import EmbedderUnavailable, OpenAIEmbedder
 
         with pytest.raises(EmbedderUnavailable, match="expected"):
-            OpenAIEmbedder(model="smollm2-embed", dimension=384, base_url=server).embed(["x"])
+            OpenAIEmbedder(model="local-embed", dimension=384, base_url=server).embed(["x"])
 
 
 def test_embedder_chosen_from_the_environment():
     from django.core.exceptions import ImproperlyConfigured
 
     from indexing.embedding import OpenAIEmbedder
-    from indexing.registry import build_backend
+    from reporift.backends import build_backend
     from reporift.settings import embedder_settings
 
     assert embedder_settings({"REPORIFT_EMBED_THREADS": "2"}) == {

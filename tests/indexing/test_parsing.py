@@ -159,3 +159,53 @@ def test_method_code_is_dedented():
     units = by_qualname(TRICKY)
     assert units["Outer.name"].code == "@property\ndef name(self) -> str:\n    return self._name"
     assert units["Outer.Inner.deep"].code.splitlines()[1] == "    def helper():"
+
+
+def test_module_and_class_summaries_reach_their_members():
+    source = b'''"""HTTP helpers for the shop.
+
+Longer text that is not the summary.
+"""
+
+
+class Retry:
+    """A retry policy for flaky calls. It backs off."""
+
+    def wait(self):
+        pass
+
+    if True:
+        def guarded(self):
+            pass
+
+    class Inner:
+        def deep(self):
+            pass
+
+
+def top():
+    """Top. Level."""
+'''
+    parsed = parse_source(source)
+    assert parsed.module_summary == "HTTP helpers for the shop"
+    summaries = {u.qualname: u.class_summary for u in parsed.units}
+    assert summaries == {
+        "Retry": "",
+        "Retry.wait": "A retry policy for flaky calls",
+        "Retry.guarded": "A retry policy for flaky calls",
+        "Retry.Inner": "A retry policy for flaky calls",
+        "Retry.Inner.deep": "",  # Inner has no docstring
+        "top": "",
+    }
+
+
+def test_summary_line():
+    from indexing.parsing import SUMMARY_CHARS, summary_line
+
+    assert summary_line("Return the value. Raises if missing.") == "Return the value"
+    assert summary_line("Line one\ncontinues here.\n\nSecond paragraph.") == (
+        "Line one continues here"
+    )
+    assert summary_line("Parse version 1.2 strings") == "Parse version 1.2 strings"
+    assert len(summary_line("word " * 200)) <= SUMMARY_CHARS
+    assert summary_line("") == ""

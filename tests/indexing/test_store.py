@@ -28,7 +28,7 @@ def test_backends_are_built_once_under_concurrency():
     import threading
     import time
 
-    from indexing.registry import once
+    from reporift.backends import once
 
     builds = []
 

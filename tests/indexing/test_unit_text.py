@@ -1,17 +1,20 @@
 from types import SimpleNamespace
 
-import pytest
+from indexing.unit_text import MAX_CHARS, code_text, field_texts, header_text, identifier_words
 
-from indexing.unit_text import MAX_CHARS, identifier_words, unit_text
-
-UNIT = SimpleNamespace(
+METHOD = SimpleNamespace(
+    kind="method",
     path="shop/http_client.py",
     qualname="RetryPolicy.getBackoff",
+    signature="def getBackoff(self, attempt)",
     docstring="Seconds to wait before the next try.",
     code=(
         'def getBackoff(self, attempt):\n    """Seconds to wait before the next try."""\n'
         "    return 2 ** attempt"
     ),
+    class_name="RetryPolicy",
+    class_summary="When and how often to retry a failed call",
+    module_summary="HTTP client with retries",
 )
 
 
@@ -27,22 +30,44 @@ def test_identifier_words():
     assert identifier_words("") == []
 
 
-def test_styles():
-    assert unit_text(UNIT, "code") == UNIT.code
-    default = unit_text(UNIT, "default")
-    assert default.startswith("retry policy get backoff (shop http client)\nSeconds to wait")
-    assert default.count("Seconds to wait") == 2  # docstring first, then inside the code
-    header_code = unit_text(UNIT, "header_code")
-    assert header_code.startswith("retry policy get backoff (shop http client)\ndef getBackoff")
-    assert header_code.count("Seconds to wait") == 1
+def test_code_field_is_the_source():
+    assert code_text(METHOD) == METHOD.code
 
 
-def test_snippets_leave_the_path_out():
-    assert unit_text(UNIT, "default", include_path=False).startswith("retry policy get backoff\n")
+def test_header_field_is_kind_name_place_and_signature():
+    assert header_text(METHOD) == (
+        "method retry policy get backoff in shop http client\ndef getBackoff(self, attempt)"
+    )
 
 
-def test_long_units_are_cut_and_unknown_styles_refused():
-    long_unit = SimpleNamespace(path="a.py", qualname="f", docstring="", code="x" * 10_000)
-    assert len(unit_text(long_unit)) == MAX_CHARS
-    with pytest.raises(ValueError, match="unknown embed text style"):
-        unit_text(UNIT, "poetry")
+def test_header_variants_measured_for_the_defaults():
+    with_doc = header_text(METHOD, docstring=True)
+    assert with_doc.endswith("def getBackoff(self, attempt)\nSeconds to wait before the next try.")
+    with_context = header_text(METHOD, context=True)
+    assert with_context.splitlines()[1:3] == [
+        "retry policy: When and how often to retry a failed call",
+        "module: HTTP client with retries",
+    ]
+    assert header_text(METHOD, include_path=False) == (
+        "method retry policy get backoff\ndef getBackoff(self, attempt)"
+    )
+
+
+def test_a_function_has_no_class_context():
+    function = SimpleNamespace(
+        **{**vars(METHOD), "kind": "function", "qualname": "backoff", "class_name": ""}
+    )
+    function.class_summary = ""
+    assert header_text(function, context=True) == (
+        "function backoff in shop http client\nmodule: HTTP client with retries\n"
+        "def getBackoff(self, attempt)"
+    )
+
+
+def test_field_texts_and_cut():
+    long_unit = SimpleNamespace(**{**vars(METHOD), "code": "x" * 10_000})
+    texts = field_texts([METHOD, long_unit])
+    assert set(texts) == {"code", "header"}
+    assert texts["code"][0] == METHOD.code
+    assert len(texts["code"][1]) == MAX_CHARS
+    assert texts["header"][0] == header_text(METHOD)

@@ -89,6 +89,13 @@ class Worker:
 @contextmanager
 def celery_worker(settings_fixture, tmp_path: Path):
     """Start a worker; the test process enqueues to the same Redis queue."""
+    with celery_workers(settings_fixture, tmp_path, count=1) as workers:
+        yield workers[0]
+
+
+@contextmanager
+def celery_workers(settings_fixture, tmp_path: Path, count: int, extra_env: dict | None = None):
+    """Start `count` workers on one queue (each its own process, one task at a time)."""
     if not redis_is_up():
         raise AssertionError("Redis is not running on 127.0.0.1:6379 (.ci/run starts it)")
     queue = f"test-{uuid.uuid4().hex[:8]}"
@@ -110,19 +117,22 @@ def celery_worker(settings_fixture, tmp_path: Path):
         "CELERY_BROKER_URL": BROKER,
         "REPORIFT_CELERY_QUEUE": queue,
         "REPORIFT_CHROMA_COLLECTION_PREFIX": prefix,
+        **(extra_env or {}),
     }
     keys = ("broker_url", "task_always_eager", "task_default_queue")
     previous = {key: celery_app.conf[key] for key in keys}
     celery_app.conf.update(broker_url=BROKER, task_always_eager=False, task_default_queue=queue)
     _reset_connections()
-    worker = Worker(queue, env, tmp_path / "worker.log")
-    worker.start()
+    workers = [Worker(queue, env, tmp_path / f"worker{n}.log") for n in range(count)]
+    for worker in workers:
+        worker.start()
     try:
-        yield worker
+        yield workers
     finally:
         celery_app.conf.update(previous)
         _reset_connections()
-        worker.stop()
+        for worker in workers:
+            worker.stop()
 
 
 def _reset_connections() -> None:

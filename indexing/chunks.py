@@ -1,0 +1,164 @@
+"""Step 2 of an index run (see `indexing.pipeline`): one chunk of new file versions parsed from
+their stored content and embedded, on whatever worker took the chunk's task.
+
+A chunk is claimed with a lease that its worker renews as it goes. A redelivered task (its
+worker died; Celery acknowledges late) finds the lease stale, deletes whatever the dead worker
+wrote for the chunk's files and does the chunk again, so a chunk is never half-visible and its
+units never twice; a task that finds the lease fresh leaves the chunk to its holder. The worker
+that finishes the last chunk of a run is told so, and publishes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from datetime import timedelta
+from enum import StrEnum
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from indexing.embedding import get_embedder
+from indexing.generations import delete_units
+from indexing.models import CodeUnit, FileVersion, IndexChunk, IndexRun
+from indexing.parsing import parse_source
+from indexing.pipeline import bump_run
+from indexing.store import VectorRecord, get_vector_store
+from indexing.unit_text import field_texts
+from indexing.vector_cache import embed_cached
+
+logger = logging.getLogger(__name__)
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
+
+
+class ChunkOutcome(StrEnum):
+    DONE = "done"  # done now, runs remain
+    LAST = "last"  # done now, and it was the run's last: publish it
+    ALREADY_DONE = "already done"  # a duplicate delivery
+    BUSY = "busy"  # another live worker holds it: try again later
+    STOPPED = "stopped"  # its run is no longer running
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=settings.REPORIFT["INDEX_CHUNK_LEASE_S"])
+
+
+def process_chunk(chunk_id: int) -> ChunkOutcome:
+    claimed = _claim(chunk_id)
+    if isinstance(claimed, ChunkOutcome):
+        return claimed
+    chunk = claimed
+    run = chunk.run
+    repository = run.repository
+    versions = list(FileVersion.objects.filter(pk__in=chunk.version_ids).order_by("pk"))
+    # A dead worker may have written part of this chunk: it goes, before anything is redone.
+    delete_units(CodeUnit.objects.filter(file_version__in=versions))
+    embedder, store = get_embedder(), get_vector_store()
+    paths_are_words = repository.source_kind != "snippets"
+    batch_size = settings.REPORIFT["EMBED_BATCH_UNITS"]
+    pending: list[CodeUnit] = []
+    for version in versions:
+        pending += _parse(version, repository, run.pk)
+        while len(pending) >= batch_size:
+            _embed(pending[:batch_size], embedder, store, paths_are_words, run, chunk)
+            pending = pending[batch_size:]
+    if pending:
+        _embed(pending, embedder, store, paths_are_words, run, chunk)
+    return _finish(chunk)
+
+
+def _claim(chunk_id: int) -> IndexChunk | ChunkOutcome:
+    now = timezone.now()
+    with transaction.atomic():
+        chunk = IndexChunk.objects.select_for_update().select_related("run__repository")
+        chunk = chunk.filter(pk=chunk_id).first()
+        if chunk is None or chunk.status == IndexChunk.Status.DONE:
+            return ChunkOutcome.ALREADY_DONE
+        if chunk.run.status != IndexRun.Status.RUNNING:
+            return ChunkOutcome.STOPPED
+        if chunk.status == IndexChunk.Status.RUNNING and chunk.heartbeat_at > now - lease():
+            return ChunkOutcome.BUSY
+        chunk.status = IndexChunk.Status.RUNNING
+        chunk.worker = WORKER
+        chunk.attempts += 1
+        chunk.heartbeat_at = now
+        chunk.save(update_fields=["status", "worker", "attempts", "heartbeat_at"])
+    if chunk.attempts > 1:
+        logger.warning("chunk %s of run %s: attempt %d", chunk.number, chunk.run_id, chunk.attempts)
+    return chunk
+
+
+def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:
+    parsed = parse_source(version.data() or b"")
+    warning = ""
+    if parsed.decoded_with_replacement:
+        warning = "not valid UTF-8; undecodable bytes replaced"
+    if parsed.has_errors:
+        lines = ", ".join(map(str, parsed.error_lines[:5]))
+        warning = "; ".join(filter(None, [warning, f"syntax errors near line(s) {lines}"]))
+    if warning:
+        warning = f"{warning} ({len(parsed.units)} units recovered)"
+    with transaction.atomic():
+        FileVersion.objects.filter(pk=version.pk).update(parse_warning=warning)
+        units = CodeUnit.objects.bulk_create(
+            CodeUnit(
+                file_version=version,
+                repository=repository,
+                path=version.path,
+                kind=u.kind,
+                name=u.name[:300],
+                qualname=u.qualname[:1000],
+                parent_qualname=u.parent_qualname[:1000],
+                class_name=u.class_name[:1000],
+                class_summary=u.class_summary[:300],
+                module_summary=parsed.module_summary[:300],
+                start_line=u.start_line,
+                end_line=u.end_line,
+                signature=u.signature,
+                docstring=u.docstring,
+                code=u.code,
+                decorators=list(u.decorators),
+                calls=list(u.calls),
+                is_async=u.is_async,
+            )
+            for u in parsed.units
+        )
+    bump_run(
+        run_id,
+        files_done=1,
+        units_to_embed=len(units),
+        files_with_errors=1 if warning else 0,
+    )
+    return units
+
+
+def _embed(batch, embedder, store, paths_are_words, run, chunk) -> None:
+    """The batch's field texts, embedded through the vector cache (a text embedded before, in
+    any repository, is not embedded again) and stored field by field."""
+    records = [VectorRecord(u.vector_id, run.repository_id, u.kind, u.path) for u in batch]
+    for field, texts in field_texts(batch, include_path=paths_are_words).items():
+        store.upsert(records, embed_cached(embedder, texts), field=field)
+    bump_run(run.pk, units_embedded=len(batch))
+    IndexChunk.objects.filter(pk=chunk.pk).update(heartbeat_at=timezone.now())
+
+
+def _finish(chunk: IndexChunk) -> ChunkOutcome:
+    """Mark the chunk done; exactly one finisher of a run learns it was the last."""
+    with transaction.atomic():
+        # Writing the run row first serialises the run's finishers (a row lock on PostgreSQL,
+        # the database lock on SQLite), so two last chunks cannot both miss each other.
+        bump_run(chunk.run_id)
+        IndexChunk.objects.filter(pk=chunk.pk).update(
+            status=IndexChunk.Status.DONE, heartbeat_at=timezone.now()
+        )
+        remaining = IndexChunk.objects.filter(run_id=chunk.run_id).exclude(
+            status=IndexChunk.Status.DONE
+        )
+        if remaining.exists():
+            return ChunkOutcome.DONE
+        claimed = IndexRun.objects.filter(
+            pk=chunk.run_id, phase=IndexRun.Phase.EMBEDDING, status=IndexRun.Status.RUNNING
+        ).update(phase=IndexRun.Phase.SWITCHING)
+    return ChunkOutcome.LAST if claimed else ChunkOutcome.DONE

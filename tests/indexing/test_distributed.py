@@ -1,0 +1,65 @@
+"""One run spread over two real Celery workers on the local Redis; one is killed in the middle
+of a chunk. The run still completes, with exactly the right units: the dead worker's chunk is
+taken over once its lease is stale, redone from scratch, never counted twice."""
+
+import importlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexing.models import CodeUnit, IndexChunk, IndexRun
+from indexing.parsing import parse_source
+from indexing.selectors import active_units
+from indexing.services import index_run_start, repository_create
+from indexing.sources import iter_python_files
+from indexing.store import get_vector_store
+from tests.conftest import SAMPLE_FILES
+from tests.support.workers import celery_workers, wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.services]
+
+FAST_RECOVERY = {
+    "REPORIFT_INDEX_CHUNK_FILES": "8",
+    "REPORIFT_INDEX_CHUNK_LEASE_S": "4",
+    "REPORIFT_CELERY_VISIBILITY_TIMEOUT_S": "6",
+}
+
+
+def expected_units(root: Path) -> int:
+    files = iter_python_files(root, max_file_bytes=2 * 1024 * 1024, warnings=[])
+    return sum(len(parse_source(f.absolute.read_bytes()).units) for f in files)
+
+
+def test_two_workers_one_killed_mid_chunk(settings, tmp_path, write_repo):
+    root = write_repo(SAMPLE_FILES)
+    kombu = Path(importlib.import_module("kombu").__file__).parent
+    shutil.copytree(kombu, root / "kombu", ignore=shutil.ignore_patterns("__pycache__"))
+    settings.REPORIFT = {**settings.REPORIFT, "INDEX_CHUNK_FILES": 8}
+    with celery_workers(settings, tmp_path, count=2, extra_env=FAST_RECOVERY) as (doomed, other):
+        repository = repository_create(name="shop", source=str(root))
+        run = index_run_start(repository=repository)
+
+        def doomed_is_busy(r: IndexRun) -> bool:
+            return (
+                IndexChunk.objects.filter(
+                    run=r, status="running", worker__endswith=f":{doomed.process.pid}"
+                ).exists()
+                and CodeUnit.objects.filter(file_version__created_by=r).exists()
+            )
+
+        wait_for(run, doomed_is_busy, timeout=120, worker=doomed)
+        taken = IndexChunk.objects.get(
+            run=run, worker__endswith=f":{doomed.process.pid}", status="running"
+        )
+        doomed.kill()  # SIGKILL in the middle of its chunk
+        run = wait_for(run, lambda r: r.is_finished, timeout=240, worker=other)
+        assert run.status == IndexRun.Status.SUCCEEDED, run.error + other.output()
+        assert f"chunk {taken.number} of run {run.pk}: attempt 2" in other.output()
+    units = active_units(repository=repository)
+    assert units.count() == expected_units(root) == run.units_total
+    keys = list(units.values_list("path", "qualname", "start_line"))
+    assert len(keys) == len(set(keys))  # nothing of the dead worker's half chunk survives
+    store = get_vector_store()
+    assert store.count(repository_id=repository.pk) == units.count()
+    assert store.count(repository_id=repository.pk, field="header") == units.count()

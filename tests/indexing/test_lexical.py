@@ -1,0 +1,54 @@
+import threading
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
+from indexing.lexical import GenerationCache, generation_key
+
+
+def run(pk: int, second: int = 0):
+    return SimpleNamespace(pk=pk, created_at=datetime(2026, 1, 1, 0, 0, second, tzinfo=UTC))
+
+
+def test_generation_key_needs_no_database():
+    assert generation_key(run(7)) != generation_key(run(7, second=1))  # a reset reused the id
+    assert generation_key(run(7)) == generation_key(run(7))
+
+
+def test_a_slow_build_blocks_only_its_own_generation():
+    cache: GenerationCache[str] = GenerationCache()
+    started, release = threading.Event(), threading.Event()
+    builds: list[str] = []
+
+    def slow(key: str) -> str:
+        builds.append(key)
+        started.set()
+        release.wait(5)
+        return "big"
+
+    def waiter() -> None:
+        cache.get(run(1), slow)
+
+    first = threading.Thread(target=waiter)
+    first.start()
+    started.wait(5)
+    # While run 1's index is being built, run 2's is served at once.
+    other: list[str] = []
+    meanwhile = threading.Thread(target=lambda: other.append(cache.get(run(2), lambda k: "small")))
+    meanwhile.start()
+    meanwhile.join(2)
+    assert other == ["small"]
+    second = threading.Thread(target=waiter)  # a second request for run 1 waits, never rebuilds
+    second.start()
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert cache.get(run(1), lambda key: "rebuilt") == "big"
+    assert len(builds) == 1
+
+
+def test_least_recently_used_generations_are_dropped():
+    cache: GenerationCache[int] = GenerationCache(size=2)
+    for pk in (1, 2, 3):
+        cache.get(run(pk), lambda key, pk=pk: pk)
+    assert cache.get(run(1), lambda key: -1) == -1  # evicted, rebuilt
+    assert cache.get(run(3), lambda key: -3) == 3
