@@ -4,31 +4,23 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from ninja import File, Form, NinjaAPI, Query, Schema
 from ninja.files import UploadedFile
 from ninja.security import HttpBearer, django_auth
 
-from indexing.git_urls import GitURLRefused, check_user_git_url
-from indexing.models import IndexRun, Repository
+from accounts.services import user_for_api_token
+from indexing.models import IndexRun
 from indexing.selectors import (
+    RepositoryRefused,
     latest_run,
     repositories_visible_to,
     repository_for_management,
     with_latest_runs,
 )
-from indexing.services import (
-    IndexingError,
-    index_run_start,
-    repository_create,
-    repository_create_from_upload,
-    repository_delete,
-)
-from indexing.tokens import user_for_api_token
+from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from search.errors import search_unavailable_message
-from search.presenters import response_for_api
-from search.ratelimit import allow, client_key
+from search.presenters import response_for_api, run_as_dict
+from search.ratelimit import search_refusal
 from search.services import SearchError, SearchFilters, search
 
 logger = logging.getLogger(__name__)
@@ -121,22 +113,7 @@ class RepositoryOut(Schema):
 
 
 def run_out(run: IndexRun | None) -> dict | None:
-    if run is None:
-        return None
-    return {
-        "id": run.pk,
-        "repository": run.repository.name,
-        "status": run.status,
-        "phase": run.phase,
-        "percent": run.percent,
-        "files_total": run.files_total,
-        "files_done": run.files_done,
-        "units_total": run.units_total,
-        "units_embedded": run.units_embedded,
-        "warnings": run.warnings,
-        "error": run.error,
-        "commit_sha": run.commit_sha,
-    }
+    return None if run is None else run_as_dict(run)
 
 
 class SearchParams(Schema):
@@ -150,12 +127,10 @@ class SearchParams(Schema):
 
 
 def managed(request, name: str):
-    repository, status = repository_for_management(user=request.user, name=name)
-    if status == 404:
-        return None, (404, {"detail": f"no repository named {name!r}"})
-    if status == 403:
-        return None, (403, {"detail": "only the owner or staff may change this repository"})
-    return repository, None
+    try:
+        return repository_for_management(user=request.user, name=name), None
+    except RepositoryRefused as exc:
+        return None, (exc.status, {"detail": str(exc)})
 
 
 @api.get(
@@ -176,11 +151,9 @@ def api_search(request, params: Query[SearchParams]):
     if error:
         return error
     user, _ = caller(request)
-    allowed, retry_after = allow(
-        "search", client_key(request, user), per_minute=settings.REPORIFT["SEARCH_RATE_PER_MINUTE"]
-    )
-    if not allowed:
-        return 429, {"detail": f"too many searches; try again in {retry_after} s"}
+    refusal = search_refusal(request, user, mode=params.mode)
+    if refusal is not None:
+        return 429, {"detail": refusal.message}
     filters = SearchFilters(
         path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
     )
@@ -255,29 +228,16 @@ def api_index_repository(
     archive: File[UploadedFile] | None = None,
 ):
     """Create a repository from a git URL or an uploaded archive and start indexing it."""
-    if bool(git_url) == bool(archive):
-        return 400, {"detail": "give either git_url or archive"}
-    if Repository.objects.filter(name=name).exists():
-        return 400, {"detail": f"a repository named {name!r} exists"}
     try:
-        if archive is not None:
-            repository = repository_create_from_upload(
-                name=name, upload=archive, owner=request.user, is_public=is_public
-            )
-        else:
-            check_user_git_url(git_url)
-            repository = repository_create(
-                name=name,
-                source=git_url,
-                source_kind=Repository.SourceKind.GIT,
-                ref=ref,
-                owner=request.user,
-                is_public=is_public,
-            )
-    except ValidationError as exc:
-        return 400, {"detail": "; ".join(exc.messages)}
-    except (IndexingError, GitURLRefused) as exc:
+        run = repository_submit(
+            user=request.user,
+            name=name,
+            git_url=git_url,
+            ref=ref,
+            archive=archive,
+            is_public=is_public,
+        )
+    except IndexingError as exc:
         return 400, {"detail": str(exc)}
-    run = index_run_start(repository=repository)
     run.refresh_from_db()
     return 202, run_out(run)

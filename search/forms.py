@@ -1,6 +1,5 @@
 from django import forms
 
-from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.models import CodeUnit, Repository
 from indexing.selectors import repositories_visible_to
 from search.services import MODES, SearchFilters
@@ -40,23 +39,5 @@ class IndexRepositoryForm(forms.Form):
     archive = forms.FileField(required=False, help_text=".zip, .tar.gz or .tgz")
     is_public = forms.BooleanField(required=False, initial=True)
 
-    def clean_name(self):
-        name = self.cleaned_data["name"]
-        if Repository.objects.filter(name=name).exists():
-            raise forms.ValidationError("a repository with this name exists")
-        return name
-
-    def clean_git_url(self):
-        url = self.cleaned_data.get("git_url", "").strip()
-        if url:
-            try:
-                check_user_git_url(url)
-            except GitURLRefused as exc:
-                raise forms.ValidationError(str(exc)) from exc
-        return url
-
-    def clean(self):
-        data = super().clean()
-        if not self.errors and bool(data.get("git_url")) == bool(data.get("archive")):
-            raise forms.ValidationError("give either a git URL or an archive, not both")
-        return data
+    # Field types only: what may be indexed is decided by indexing.services.repository_submit,
+    # the same for this page and the API.

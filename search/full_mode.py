@@ -5,108 +5,145 @@ LLM stage could run, the answer is fast mode's and `mode_used` says "fast"."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from indexing.documents import search_repository_documents
-from indexing.models import Repository
 from search import streams as S
+from search.retrieval import Retriever
 
 if TYPE_CHECKING:
-    from search.services import SearchResponse, SearchResult, _StreamRunner
+    from search.services import SearchResponse, SearchResult
 
 logger = logging.getLogger(__name__)
 LLM_STREAMS = ("S2", "S3", "S5")
 
 
-def enabled_stages(model: str) -> list[str]:
-    from agents.services import model_settings
+@dataclass
+class LLMStreams:
+    """What the LLM stages of one search produced; `apply_to` copies it onto the response."""
 
-    return list(model_settings(model)["STAGES"])
+    results: list[S.StreamResult] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    model: str = ""
+    augmented_query: str = ""
+    generated_code: str = ""
+    rerank: bool = False
+    fell_back: bool = False
+
+    def fall_back(self, why: str) -> LLMStreams:
+        self.fell_back = True
+        self.notices.append(f"{why}; answered like fast mode")
+        return self
+
+    def apply_to(self, response: SearchResponse) -> None:
+        response.notices += self.notices
+        response.timings_ms.update(self.timings_ms)
+        response.llm_model = self.model
+        response.augmented_query = self.augmented_query
+        response.generated_code = self.generated_code
+        response.rerank = self.rerank
+        if self.fell_back:
+            response.mode_used = "fast"
+
+
+def model_choices(model: str) -> dict:
+    from agents.backends import model_settings
+
+    return model_settings(model)
 
 
 def run_llm_streams(
     *,
     query: str,
-    repository: Repository,
-    runner: _StreamRunner,
+    retriever: Retriever,
     wanted: tuple[str, ...],
-    response: SearchResponse,
     explicit: bool,
-) -> list[S.StreamResult]:
+    progress: Callable[[str, str], None],
+) -> LLMStreams:
+    from agents.backends import get_augmenter
     from agents.codegen import generate_code
-    from agents.llm import LLMError, configured_model, get_llm_client
-    from agents.services import get_augmenter
+    from agents.errors import LLMError
+    from agents.llm import configured_model, get_llm_client
 
+    out = LLMStreams()
     try:
         model = configured_model()
     except LLMError as exc:
-        _fall_back(response, f"the LLM is unavailable ({exc})")
-        return []
-    response.llm_model = model
+        return out.fall_back(f"the LLM is unavailable ({exc})")
+    out.model = model
     # Decided from settings before anything starts: with every stage off for this model, no
     # LLM server is started and no call is made.
-    stages = set(wanted if explicit else enabled_stages(model)) & set(wanted)
+    choices = model_choices(model)
+    stages = set(wanted if explicit else choices["STAGES"]) & set(wanted)
     if not stages & {*LLM_STREAMS, "rerank"}:
-        response.notices.append(
+        out.notices.append(
             f"the LLM stages are off for {model} (they did not help in measurements); "
             "answered with the retrieval streams"
         )
-        return []
+        return out
     try:
         client = get_llm_client()
     except LLMError as exc:
-        _fall_back(response, f"the LLM is unavailable ({exc})")
-        return []
-    results: list[S.StreamResult] = []
+        return out.fall_back(f"the LLM is unavailable ({exc})")
     working = False
     augmented = query
-    if stages & set(LLM_STREAMS):
-        run_id = repository.active_run_id
+    # The research agent runs for S5; code generation then starts from its description (the
+    # paper's flow), and from the query itself when S5 is off.
+    if "S5" in stages:
+        generation = retriever.generation
+        progress("augment", "running")
         outcome = get_augmenter().augment(
-            query, search_docs=lambda text: search_repository_documents(run_id=run_id, query=text)
+            query,
+            search_docs=lambda text: search_repository_documents(run=generation, query=text),
         )
-        response.timings_ms["augment"] = round(outcome.latency_ms, 2)
-        response.augmented_query = outcome.text
+        progress("augment", "done")
+        out.timings_ms["augment"] = round(outcome.latency_ms, 2)
+        out.augmented_query = outcome.text
         if outcome.error:
-            response.notices.append(f"query augmentation failed: {outcome.error}")
+            out.notices.append(f"query augmentation failed: {outcome.error}")
         else:
             working = True
             augmented = outcome.text
     if "S5" in stages and augmented != query:
-        results.append(runner.augmented(augmented))
+        out.results.append(retriever.augmented(augmented))
     if stages & {"S2", "S3"}:
+        progress("codegen", "running")
         try:
-            generated = generate_code(augmented, client=client)
+            generated = generate_code(
+                augmented,
+                client=client,
+                style=choices["CODEGEN"],
+                budget_s=choices["CODEGEN_BUDGET_S"],
+            )
         except LLMError as exc:
-            response.notices.append(f"code generation failed: {exc}")
+            out.notices.append(f"code generation failed: {exc}")
         else:
             working = True
-            response.timings_ms["codegen"] = round(generated.latency_ms, 2)
-            response.generated_code = generated.code
+            out.timings_ms["codegen"] = round(generated.latency_ms, 2)
+            out.generated_code = generated.code
             if generated.dropped_reason:
-                response.notices.append(f"generated code dropped: {generated.dropped_reason}")
+                out.notices.append(f"generated code dropped: {generated.dropped_reason}")
             if "S2" in stages and generated.code:
-                results.append(runner.generated(generated.code))
+                out.results.append(retriever.generated(generated.code))
             if "S3" in stages and generated.components:
-                results.append(runner.components(generated.components))
-    response.rerank = "rerank" in stages
+                out.results.append(retriever.components(generated.components))
+        progress("codegen", "done")
+    out.rerank = "rerank" in stages
     if stages & set(LLM_STREAMS) and not working:
-        _fall_back(response, "the LLM did not answer")
-    return results
-
-
-def _fall_back(response: SearchResponse, why: str) -> None:
-    response.mode_used = "fast"
-    response.notices.append(f"{why}; answered like fast mode")
+        out.fall_back("the LLM did not answer")
+    return out
 
 
 def rerank(
     *, query: str, results: list[SearchResult], response: SearchResponse
 ) -> list[SearchResult]:
+    from agents.backends import get_reranker
     from agents.rerank import Candidate
-    from agents.services import get_reranker
 
-    if not response.rerank or len(results) < 2:
+    if len(results) < 2:
         return results
     candidates = [
         Candidate(key=index, text=_candidate_text(result)) for index, result in enumerate(results)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from indexing.models import IndexRun
 from search.highlight import highlight_unit
 from search.services import SearchResponse, SearchResult
 
 
 def result_as_dict(result: SearchResult) -> dict[str, Any]:
-    """The result fields of the command-line contract in DESIGN.md, in its order."""
+    """The result fields of the command-line contract (docs/ARCHITECTURE.md), in its order."""
     unit = result.unit
     return {
         "rank": result.rank,
@@ -47,6 +48,24 @@ def response_for_api(response: SearchResponse) -> dict[str, Any]:
         "notices": response.notices,
         "timings_ms": response.timings_ms,
         "results": [result_for_api(r) for r in response.results],
+    }
+
+
+def run_as_dict(run: IndexRun) -> dict[str, Any]:
+    """An index run's progress, as the API and the MCP tools report it."""
+    return {
+        "id": run.pk,
+        "repository": run.repository.name,
+        "status": run.status,
+        "phase": run.phase,
+        "percent": run.percent,
+        "files_total": run.files_total,
+        "files_done": run.files_done,
+        "units_total": run.units_total,
+        "units_embedded": run.units_embedded,
+        "warnings": run.warnings,
+        "error": run.error,
+        "commit_sha": run.commit_sha,
     }
 
 

@@ -1,29 +1,89 @@
-"""A fixed-window request limit per user (or per client address for anonymous callers), kept in
-Django's cache: in-process by default, shared through Redis when REDIS_URL is set."""
+"""Search limits per caller, the same for the web page, the JSON API and MCP, counted with
+django-ratelimit in Django's cache (in-process by default, shared through Redis when REDIS_URL
+is set).
+
+Three buckets: every search counts against `SEARCH_RATE_PER_MINUTE`; a full-mode search, which
+may call the operator's (possibly paid) LLM several times, also counts against the much smaller
+`FULL_RATE_PER_MINUTE` and against the caller's `LLM_DAILY_BUDGET`. A caller is a user, or an
+address for anonymous callers. Behind a reverse proxy every request comes from the proxy's
+address, so addresses in `TRUSTED_PROXIES` are looked through: the client is the right-most
+address of X-Forwarded-For that is not a trusted proxy (the left part of that header is written
+by the client and cannot be believed).
+"""
 
 from __future__ import annotations
 
-import time
+import ipaddress
+from dataclasses import dataclass
+from functools import lru_cache
 
-from django.core.cache import cache
+from django.conf import settings
+from django_ratelimit.core import is_ratelimited
 
 
-def client_key(request, user) -> str:
+@dataclass(frozen=True)
+class Refusal:
+    message: str
+    retry_after_s: int
+
+
+@lru_cache(maxsize=8)
+def _networks(spec: tuple[str, ...]) -> tuple[ipaddress._BaseNetwork, ...]:
+    return tuple(ipaddress.ip_network(s, strict=False) for s in spec)
+
+
+def _trusted(address: str, networks) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def client_address(request) -> str:
+    remote = request.META.get("REMOTE_ADDR", "") or "?"
+    networks = _networks(tuple(settings.REPORIFT["TRUSTED_PROXIES"]))
+    if not networks or not _trusted(remote, networks):
+        return remote
+    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    for address in reversed([a for a in forwarded if a]):
+        if not _trusted(address, networks):
+            return address
+    return remote
+
+
+def caller_key(request, user) -> str:
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
-    return f"addr:{request.META.get('REMOTE_ADDR', '?')}"
+    return f"addr:{client_address(request)}"
 
 
-def allow(scope: str, key: str, *, per_minute: int) -> tuple[bool, int]:
-    """(allowed, seconds until the window resets). `per_minute` 0 disables the limit."""
-    if per_minute <= 0:
-        return True, 0
-    window = int(time.time() // 60)
-    cache_key = f"ratelimit:{scope}:{key}:{window}"
-    cache.add(cache_key, 0, timeout=90)
-    try:
-        count = cache.incr(cache_key)
-    except ValueError:  # expired between add and incr
-        cache.set(cache_key, 1, timeout=90)
-        count = 1
-    return count <= per_minute, 60 - int(time.time()) % 60
+def _limited(request, group: str, key: str, rate: str) -> bool:
+    return is_ratelimited(
+        request, group=group, key=lambda _group, _request: key, rate=rate, increment=True
+    )
+
+
+def search_refusal(request, user, *, mode: str) -> Refusal | None:
+    """None when this search may run (and it is counted); otherwise why not."""
+    conf = settings.REPORIFT["LIMITS"]
+    key = caller_key(request, user)
+    per_minute = conf["SEARCH_RATE_PER_MINUTE"]
+    if per_minute and _limited(request, "search", key, f"{per_minute}/m"):
+        return Refusal(f"too many searches (limit {per_minute} a minute); try again shortly", 60)
+    if mode != "full":
+        return None
+    full = conf["FULL_RATE_PER_MINUTE"]
+    if full and _limited(request, "search-full", key, f"{full}/m"):
+        return Refusal(
+            f"too many full-mode searches (limit {full} a minute); try again shortly or use "
+            "fast mode",
+            60,
+        )
+    daily = conf["LLM_DAILY_BUDGET"]
+    if daily and _limited(request, "llm-day", key, f"{daily}/d"):
+        return Refusal(
+            f"today's full-mode budget ({daily} searches) is spent; fast mode still answers",
+            3600,
+        )
+    return None

@@ -1,72 +1,49 @@
-"""Search: run the streams of a mode, fuse them, rerank in full mode, resolve to units.
+"""Search: run the streams of a mode, order their candidates, rerank in full mode, return units.
 
-`fast` runs S1 + S4 with no LLM. `full` adds the agents (augmented query S5, generated code S2,
-its component functions S3) and the LLM reranker; when the LLM is down or answers garbage, it
-answers like `fast` and says so in `notices`.
+`fast` runs S1 (code vectors), S6 (header vectors) and S4 (BM25) with no LLM, and orders the
+union of their candidates with the learned ranker (`search.ranking`). `full` adds the agents'
+streams (augmented query S5, generated code S2, its component functions S3) and the LLM
+reranker; when the LLM is down or answers garbage it answers like `fast` and says so in
+`notices`. Without a usable ranker model, or when `stages` leaves it out, candidates are fused
+by weighted reciprocal-rank fusion.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
-import numpy as np
-from django.conf import settings
-
-from indexing.embedding import get_embedder
-from indexing.lexical import lexical_index_for_run
 from indexing.models import CodeUnit, Repository
-from indexing.selectors import active_units
-from indexing.store import VectorStoreUnavailable, get_vector_store
+from indexing.selectors import active_generation
 from search import streams as S
+from search.filters import SearchFilters, is_test_path  # noqa: F401  (re-exported)
 from search.fusion import reciprocal_rank_fusion
+from search.ranking.model import RankerUnavailable, get_ranker
+from search.ranking.order import learned_order
+from search.retrieval import Retriever, search_config
 
 logger = logging.getLogger(__name__)
 MODES = ("fast", "full")
-FAST_STREAMS = ("S1", "S4")
-ALL_STREAMS = ("S1", "S2", "S3", "S4", "S5")
-# Full mode's stages: the streams and the LLM reranker ("rerank" may be named in `streams`).
-FULL_STAGES = (*ALL_STREAMS, "rerank")
+FAST_STREAMS = ("S1", "S6", "S4")
+FAST_STAGES = (*FAST_STREAMS, "ranker")
+LLM_STREAMS = ("S2", "S3", "S5")
+ALL_STREAMS = ("S1", "S2", "S3", "S4", "S5", "S6")
+# Full mode's stages: the streams, the learned ranker and the LLM reranker.
+FULL_STAGES = (*ALL_STREAMS, "ranker", "rerank")
+
+
+# Hears a slow stage's start and end: progress("augment", "running"), then ("augment", "done").
+Progress = Callable[[str, str], None]
+
+
+def _silent(stage: str, state: str) -> None:
+    pass
 
 
 class SearchError(Exception):
     """A search request that cannot be answered; the message is meant for the user."""
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    path: str = ""  # a prefix ("pkg/sub/") or a glob ("*/models.py")
-    kinds: tuple[str, ...] = ()
-    exclude_tests: bool = False
-
-    @property
-    def active(self) -> bool:
-        return bool(self.path or self.kinds or self.exclude_tests)
-
-    def allows(self, path: str, kind: str) -> bool:
-        if self.kinds and kind not in self.kinds:
-            return False
-        if self.exclude_tests and is_test_path(path):
-            return False
-        if self.path:
-            if any(c in self.path for c in "*?["):
-                return fnmatch.fnmatchcase(path, self.path)
-            return path.startswith(self.path.lstrip("/"))
-        return True
-
-
-def is_test_path(path: str) -> bool:
-    pure = PurePosixPath(path)
-    name = pure.name
-    return (
-        any(part in ("test", "tests", "testing") for part in pure.parts[:-1])
-        or name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-    )
 
 
 @dataclass
@@ -95,24 +72,10 @@ class SearchResponse:
     augmented_query: str = ""
     generated_code: str = ""
     rerank: bool = False
+    ordered_by: str = ""  # "ranker" or "fusion"
 
 
-def search_config() -> dict:
-    return settings.REPORIFT["SEARCH"]
-
-
-def search(
-    *,
-    repository: Repository,
-    query: str,
-    k: int = 10,
-    mode: str = "fast",
-    filters: SearchFilters | None = None,
-    streams: tuple[str, ...] | None = None,
-) -> SearchResponse:
-    """Rank the units of the repository's active generation for `query`, best first.
-
-    `streams` restricts which streams run (the evaluation harness ablates with it)."""
+def _validate(query: str, mode: str, k: int) -> str:
     config = search_config()
     query = " ".join(query.split())
     if not query:
@@ -123,128 +86,144 @@ def search(
         raise SearchError(f"mode must be one of {', '.join(MODES)}")
     if not 1 <= k <= config["MAX_K"]:
         raise SearchError(f"k must be between 1 and {config['MAX_K']}")
-    repository.refresh_from_db(fields=["active_run"])
-    if repository.active_run_id is None:
+    return query
+
+
+def search(
+    *,
+    repository: Repository,
+    query: str,
+    k: int = 10,
+    mode: str = "fast",
+    filters: SearchFilters | None = None,
+    stages: tuple[str, ...] | None = None,
+    progress: Progress | None = None,
+) -> SearchResponse:
+    """Rank the units of the repository's active generation for `query`, best first.
+
+    `stages` restricts which streams and rankers run (the evaluation harness ablates with it);
+    `progress(stage, state)` hears each slow stage start ("running") and end ("done")."""
+    query = _validate(query, mode, k)
+    progress = progress or _silent
+    generation = active_generation(repository=repository)
+    if generation is None:
         raise SearchError(f"repository {repository.name!r} has no finished index yet")
-    filters = filters or SearchFilters()
-    wanted = tuple(streams or (FULL_STAGES if mode == "full" else FAST_STREAMS))
+    wanted = tuple(stages or (FULL_STAGES if mode == "full" else FAST_STAGES))
     started = time.perf_counter()
     response = SearchResponse(query=query, mode=mode, mode_used=mode, results=[])
+    retriever = Retriever(
+        repository=repository, generation=generation, filters=filters or SearchFilters(), k=k
+    )
 
-    runner = _StreamRunner(repository, filters, k)
     results: list[S.StreamResult] = []
     if "S1" in wanted:
-        results.append(runner.query(query))
+        results.append(retriever.code_stream(query))
+    if "S6" in wanted:
+        results.append(retriever.header_stream(query))
     if "S4" in wanted:
-        results.append(runner.lexical(query))
+        results.append(retriever.lexical_stream(query))
+    llm = None
     if mode == "full":
         from search.full_mode import run_llm_streams
 
-        results += run_llm_streams(
+        llm = run_llm_streams(
             query=query,
-            repository=repository,
-            runner=runner,
+            retriever=retriever,
             wanted=wanted,
-            response=response,
-            explicit=streams is not None,
+            explicit=stages is not None,
+            progress=progress,
         )
+        results += llm.results
+        llm.apply_to(response)
     for result in results:
         response.timings_ms[result.name] = round(result.latency_ms, 2)
         if result.error:
             response.notices.append(f"stream {result.name} failed: {result.error}")
 
-    resolve_start = time.perf_counter()
-    units = runner.resolve({unit_id for r in results for unit_id, _ in r.hits})
-    response.timings_ms["resolve"] = round((time.perf_counter() - resolve_start) * 1000, 2)
-    fuse_start = time.perf_counter()
-    rankings = {r.name: [u for u, _ in r.hits if u in units][: runner.cap(r.name)] for r in results}
-    limit = config["CANDIDATES"] if mode == "full" else k
-    fused = reciprocal_rank_fusion(
-        rankings, weights=config["WEIGHTS"], k=config["RRF_K"], limit=max(limit, k)
-    )
-    response.timings_ms["fusion"] = round((time.perf_counter() - fuse_start) * 1000, 2)
-    response.candidates = len(fused)
-    ordered = [SearchResult(0, units[h.key], h.score, h.ranks) for h in fused]
-
-    if mode == "full" and response.mode_used == "full":
+    ordered = _order(query, results, retriever, response, k, use_ranker="ranker" in wanted)
+    if llm is not None and llm.rerank and response.mode_used == "full":
         from search.full_mode import rerank
 
+        progress("rerank", "running")
         ordered = rerank(query=query, results=ordered, response=response)
+        progress("rerank", "done")
     for rank, result in enumerate(ordered[:k], start=1):
         result.rank = rank
     response.results = ordered[:k]
+    response.timings_ms.update(retriever.timings_ms)
     response.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
     return response
 
 
-class _UnavailableStore:
-    """Stands in for a vector store that cannot be reached: the vector streams then report the
-    error and the lexical stream still answers."""
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-    def query(self, *args, **kwargs):
-        raise VectorStoreUnavailable(str(self.error))
+@dataclass
+class CandidatePool:
+    units: dict[int, CodeUnit]  # every candidate, in first-found order
+    rankings: dict[str, list[int]]  # stream -> its candidates, best first
+    stream_ranks: dict[int, dict[str, int]]  # candidate -> stream -> 1-based rank
 
 
-def _vector_store_or_placeholder():
-    try:
-        return get_vector_store()
-    except VectorStoreUnavailable as exc:
-        logger.warning("vector store unavailable: %s", exc)
-        return _UnavailableStore(exc)
+def gather_candidates(results: list[S.StreamResult], retriever: Retriever) -> CandidatePool:
+    """The streams' hits that are units of the active generation passing the filters, each
+    stream cut at its depth. The learned ranker is trained on exactly these pools."""
+    resolved = retriever.resolve({unit_id for r in results for unit_id, _ in r.hits})
+    rankings = {
+        r.name: [u for u, _ in r.hits if u in resolved][: retriever.cap(r.name)] for r in results
+    }
+    stream_ranks: dict[int, dict[str, int]] = {}
+    for name, ranking in rankings.items():
+        for rank, unit_id in enumerate(ranking, start=1):
+            stream_ranks.setdefault(unit_id, {})[name] = rank
+    return CandidatePool({u: resolved[u] for u in stream_ranks}, rankings, stream_ranks)
 
 
-class _StreamRunner:
-    """Holds what every stream of one search shares: the context, the filters, the depths."""
-
-    def __init__(self, repository: Repository, filters: SearchFilters, k: int) -> None:
-        self.repository = repository
-        self.filters = filters
-        depth = search_config()["DEPTH"]
-        # The streams that answer fast mode alone must reach at least k deep.
-        self.depth = {**depth, "S1": max(k, depth["S1"]), "S4": max(k, depth["S4"])}
-        self.ctx = S.StreamContext(
-            repository_id=repository.pk,
-            embedder=get_embedder(),
-            store=_vector_store_or_placeholder(),
-            # Filters drop many hits after the store answers, so ask it for more.
-            overfetch=10 if filters.active else 2,
-            function_kinds=filters.kinds or S.FUNCTION_KINDS,
+def _order(
+    query: str,
+    results: list[S.StreamResult],
+    retriever: Retriever,
+    response: SearchResponse,
+    k: int,
+    *,
+    use_ranker: bool,
+) -> list[SearchResult]:
+    """Every candidate the streams found, best first, as results."""
+    config = search_config()
+    start = time.perf_counter()
+    pool = gather_candidates(results, retriever)
+    units, rankings, stream_ranks = pool.units, pool.rankings, pool.stream_ranks
+    response.timings_ms["resolve"] = round((time.perf_counter() - start) * 1000, 2)
+    response.candidates = len(units)
+    start = time.perf_counter()
+    scored: list[tuple[int, float]] | None = None
+    if use_ranker and stream_ranks:
+        try:
+            scored = learned_order(
+                query=query,
+                units=units,
+                retriever=retriever,
+                ranker=get_ranker(),
+                code_weight=config["RANKER_CODE_WEIGHT"],
+            )
+            response.ordered_by = "ranker"
+            llm_rankings = {s: r for s, r in rankings.items() if s in LLM_STREAMS}
+            if llm_rankings:
+                # The ranker knows the query's streams only; full mode's own streams vote
+                # on its order by weighted reciprocal-rank fusion (weights per stream).
+                fused = reciprocal_rank_fusion(
+                    {"ranker": [u for u, _ in scored], **llm_rankings},
+                    weights=config["WEIGHTS"],
+                    k=config["RRF_K"],
+                )
+                scored = [(hit.key, hit.score) for hit in fused]
+                response.ordered_by = "ranker+llm-streams"
+        except RankerUnavailable as exc:
+            logger.warning("learned ranker unavailable: %s", exc)
+            response.notices.append(f"ordered by stream fusion: {exc}")
+    if scored is None:
+        limit = max(config["CANDIDATES"] if response.mode == "full" else k, k)
+        fused = reciprocal_rank_fusion(
+            rankings, weights=config["WEIGHTS"], k=config["RRF_K"], limit=limit
         )
-
-    def cap(self, stream: str) -> int | None:
-        """How many resolved hits a stream may contribute (S3 is capped per component)."""
-        return {"S2": 2 * self.depth["S2"], "S3": None}.get(stream, self.depth.get(stream))
-
-    def query(self, text: str) -> S.StreamResult:
-        return S.query_stream(self.ctx, text, depth=self.depth["S1"])
-
-    def augmented(self, text: str) -> S.StreamResult:
-        return S.augmented_query_stream(self.ctx, text, depth=self.depth["S5"])
-
-    def generated(self, code: str) -> S.StreamResult:
-        return S.generated_code_stream(self.ctx, code, depth=self.depth["S2"])
-
-    def components(self, components: list[str]) -> S.StreamResult:
-        return S.component_functions_stream(self.ctx, components, depth=self.depth["S3"])
-
-    def lexical(self, text: str) -> S.StreamResult:
-        index = lexical_index_for_run(self.repository.active_run_id)
-        mask = None
-        if self.filters.active:
-            allowed = self._allowed_ids()
-            mask = np.isin(index.unit_ids, allowed).astype(np.float32)
-        return S.lexical_stream(index, text, depth=self.depth["S4"], mask=mask)
-
-    def _allowed_ids(self) -> np.ndarray:
-        rows = active_units(repository=self.repository).values_list("pk", "path", "kind")
-        return np.array(
-            [pk for pk, path, kind in rows if self.filters.allows(path, kind)], dtype=np.int64
-        )
-
-    def resolve(self, unit_ids: set[int]) -> dict[int, CodeUnit]:
-        """Units of the active generation that pass the filters; other ids are dropped."""
-        units = active_units(repository=self.repository).filter(pk__in=unit_ids)
-        return {u.pk: u for u in units if self.filters.allows(u.path, u.kind)}
+        scored = [(hit.key, hit.score) for hit in fused]
+        response.ordered_by = "fusion"
+    response.timings_ms["order"] = round((time.perf_counter() - start) * 1000, 2)
+    return [SearchResult(0, units[u], score, stream_ranks[u]) for u, score in scored]

@@ -1,13 +1,15 @@
 """Retrieval streams. Each is a small component: inputs in, a ranked list of (unit id, score)
 out, with its own latency. The orchestration in `search.services` decides which run.
 
-S1 query embedding vs functions     S2 generated code vs functions and vs classes
-S3 each component function vs functions (best match each)
+S1 query vs the code vectors of all units    S6 query vs the header vectors of all units
+S2 generated code vs the code vectors of functions and of classes
+S3 each generated component function vs functions (best match each)
 S4 BM25 over identifiers, docstrings and code     S5 augmented query vs functions
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from indexing.lexical import LexicalIndex
 from indexing.models import CodeUnit
 from indexing.store import VectorStore
 
+logger = logging.getLogger(__name__)
 FUNCTION_KINDS = (CodeUnit.Kind.FUNCTION, CodeUnit.Kind.METHOD)
 CLASS_KINDS = (CodeUnit.Kind.CLASS,)
 
@@ -39,9 +42,12 @@ class StreamContext:
     # How many raw hits to ask for per requested one: stale ids of other generations and
     # filtered-out units are dropped after the store answers.
     overfetch: int = 2
-    # The kinds the "functions" streams search: functions and methods, as in the paper, unless
-    # the user asked for specific kinds.
+    # The kinds the "functions" streams (S2, S3, S5) search: functions and methods, as in the
+    # paper, unless the user asked for specific kinds.
     function_kinds: tuple[str, ...] = FUNCTION_KINDS
+    # The kinds the query streams (S1, S6) search: every unit unless the user asked for kinds.
+    # A class that encloses the answer is a right answer too, and no filter is the fast path.
+    query_kinds: tuple[str, ...] = ()
 
 
 def _timed(name: str):
@@ -52,6 +58,7 @@ def _timed(name: str):
                 hits = fn(*args, **kwargs)
                 error = ""
             except Exception as exc:  # one broken stream must not sink the others
+                logger.exception("stream %s failed", name)
                 hits, error = [], f"{type(exc).__name__}: {exc}"
             return StreamResult(name, hits, (time.perf_counter() - start) * 1000, error)
 
@@ -62,30 +69,44 @@ def _timed(name: str):
 
 
 def _vector_hits(
-    ctx: StreamContext, vector: np.ndarray, *, n: int, kinds: Sequence[str]
+    ctx: StreamContext,
+    vector: np.ndarray,
+    *,
+    n: int,
+    kinds: Sequence[str],
+    field: str = "code",
 ) -> list[tuple[int, float]]:
     hits = ctx.store.query(
-        vector, repository_id=ctx.repository_id, n=n * ctx.overfetch, kinds=list(kinds)
+        vector,
+        repository_id=ctx.repository_id,
+        n=n * ctx.overfetch,
+        kinds=list(kinds) or None,
+        field=field,
     )
     return [(int(h.vector_id), h.score) for h in hits if h.vector_id.isdigit()]
 
 
 @_timed("S1")
-def query_stream(ctx: StreamContext, query: str, *, depth: int) -> list[tuple[int, float]]:
-    return _vector_hits(ctx, ctx.embedder.embed([query])[0], n=depth, kinds=ctx.function_kinds)
+def query_stream(ctx: StreamContext, vector: np.ndarray, *, depth: int) -> list[tuple[int, float]]:
+    return _vector_hits(ctx, vector, n=depth, kinds=ctx.query_kinds)
+
+
+@_timed("S6")
+def header_stream(ctx: StreamContext, vector: np.ndarray, *, depth: int) -> list[tuple[int, float]]:
+    return _vector_hits(ctx, vector, n=depth, kinds=ctx.query_kinds, field="header")
 
 
 @_timed("S2")
 def generated_code_stream(ctx: StreamContext, code: str, *, depth: int) -> list[tuple[int, float]]:
-    """The paper's S2: generated code vs functions (top depth) and vs classes (top depth)."""
+    """The paper's S2: generated code vs functions (top depth) and vs classes (top depth); with
+    a kind filter, just the kinds asked for."""
     if not code.strip():
         return []
     vector = ctx.embedder.embed([code])[0]
+    if ctx.function_kinds != FUNCTION_KINDS:
+        return _vector_hits(ctx, vector, n=depth, kinds=ctx.function_kinds)
     functions = _vector_hits(ctx, vector, n=depth, kinds=FUNCTION_KINDS)
     classes = _vector_hits(ctx, vector, n=depth, kinds=CLASS_KINDS)
-    if ctx.function_kinds != FUNCTION_KINDS:  # a kind filter: search just what was asked for
-        functions = _vector_hits(ctx, vector, n=depth, kinds=ctx.function_kinds)
-        classes = []
     return sorted(functions + classes, key=lambda hit: -hit[1])
 
 
@@ -106,9 +127,14 @@ def component_functions_stream(
 
 @_timed("S4")
 def lexical_stream(
-    index: LexicalIndex, query: str, *, depth: int, mask: np.ndarray | None = None
+    index: LexicalIndex,
+    query: str,
+    *,
+    depth: int,
+    mask: np.ndarray | None = None,
+    scores: np.ndarray | None = None,
 ) -> list[tuple[int, float]]:
-    return index.search(query, n=depth, mask=mask)
+    return index.search(query, n=depth, mask=mask, scores=scores)
 
 
 @_timed("S5")

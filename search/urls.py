@@ -6,10 +6,10 @@ app_name = "search"
 urlpatterns = [
     path("", views.home, name="home"),
     path("search/", views.search_page, name="search"),
+    path("search/jobs/<slug:job_id>/", views.search_job, name="search_job"),
     path("code.css", views.code_css, name="code_css"),
     path("repos/new/", views.repository_new, name="repository_new"),
     path("repos/<slug:name>/progress/", views.run_progress, name="run_progress"),
     path("repos/<slug:name>/reindex/", views.repository_reindex, name="repository_reindex"),
     path("repos/<slug:name>/delete/", views.repository_remove, name="repository_remove"),
-    path("account/tokens/", views.api_tokens, name="api_tokens"),
 ]

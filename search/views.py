@@ -2,31 +2,27 @@ import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from indexing.models import Repository
 from indexing.selectors import (
+    RepositoryRefused,
     can_manage,
     latest_run,
     repositories_visible_to,
     repository_for_management,
     with_latest_runs,
 )
-from indexing.services import (
-    IndexingError,
-    index_run_start,
-    repository_create,
-    repository_create_from_upload,
-    repository_delete,
-)
-from indexing.tokens import api_token_create
+from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from search.errors import search_unavailable_message
 from search.forms import IndexRepositoryForm, SearchForm
 from search.highlight import stylesheet
+from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
 from search.presenters import result_for_page, stage_timings
+from search.ratelimit import client_address, search_refusal
 from search.services import SearchError, search
 
 logger = logging.getLogger(__name__)
@@ -53,6 +49,29 @@ def search_page(request):
     context = {"form": form, "response": None, "results": [], "error": ""}
     if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
         data = form.cleaned_data
+        refusal = search_refusal(request, request.user, mode=data.get("mode") or "fast")
+        if refusal is not None:
+            context["error"] = refusal.message
+            response = render(request, "search/search.html", context, status=429)
+            response["Retry-After"] = str(refusal.retry_after_s)
+            return response
+        if data.get("mode") == "full":
+            # Seconds of LLM work: run it in the background and show its stages meanwhile.
+            filters = form.filters()
+            context["job_id"] = start_search_job(
+                request=SearchJobRequest(
+                    repository_id=data["repo"].pk,
+                    query=data["q"],
+                    k=data.get("k") or 10,
+                    mode="full",
+                    path=filters.path,
+                    kinds=filters.kinds,
+                    exclude_tests=filters.exclude_tests,
+                ),
+                owner=job_owner(request.user, client_address(request)),
+            )
+            context["job"] = {"done": False, "stages": []}
+            return render(request, "search/search.html", context)
         try:
             response = search(
                 repository=data["repo"],
@@ -70,6 +89,14 @@ def search_page(request):
             logger.exception("search failed")
             context["error"] = search_unavailable_message(exc)
     return render(request, "search/search.html", context)
+
+
+def search_job(request, job_id: str):
+    """A full-mode search's progress (polled by the page), then its results."""
+    job = job_state(job_id=job_id, owner=job_owner(request.user, client_address(request)))
+    if job is None:
+        raise Http404("no such search (it may have expired)")
+    return render(request, "search/_job.html", {"job": job, "job_id": job_id})
 
 
 def code_css(request):
@@ -92,38 +119,27 @@ def repository_new(request):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            if data.get("archive"):
-                repository = repository_create_from_upload(
-                    name=data["name"],
-                    upload=data["archive"],
-                    owner=request.user,
-                    is_public=data["is_public"],
-                )
-            else:
-                repository = repository_create(
-                    name=data["name"],
-                    source=data["git_url"],
-                    source_kind=Repository.SourceKind.GIT,
-                    ref=data.get("ref") or "",
-                    owner=request.user,
-                    is_public=data["is_public"],
-                )
-        except (IndexingError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+            run = repository_submit(
+                user=request.user,
+                name=data["name"],
+                git_url=data.get("git_url") or "",
+                ref=data.get("ref") or "",
+                archive=data.get("archive"),
+                is_public=data["is_public"],
+            )
+        except IndexingError as exc:
+            form.add_error(None, str(exc))
         else:
-            index_run_start(repository=repository)
-            messages.success(request, f"Indexing {repository.name} started.")
+            messages.success(request, f"Indexing {run.repository.name} started.")
             return redirect("search:home")
     return render(request, "search/repository_new.html", {"form": form})
 
 
 def _managed_repository(request, name: str) -> Repository:
-    repository, status = repository_for_management(user=request.user, name=name)
-    if status == 404:
-        raise Http404(f"no repository named {name!r}")
-    if status == 403:
-        raise PermissionDenied("only the owner or staff may change this repository")
-    return repository
+    try:
+        return repository_for_management(user=request.user, name=name)
+    except RepositoryRefused as exc:
+        raise (Http404 if exc.status == 404 else PermissionDenied)(str(exc)) from exc
 
 
 @login_required
@@ -142,14 +158,3 @@ def repository_remove(request, name: str):
     repository_delete(repository=repository)
     messages.success(request, f"Deleted {name} and its index.")
     return redirect("search:home")
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def api_tokens(request):
-    new_key = ""
-    if request.method == "POST":
-        name = (request.POST.get("name") or "token").strip()[:100]
-        _, new_key = api_token_create(user=request.user, name=name)
-    tokens = request.user.api_tokens.order_by("-created_at")
-    return render(request, "search/api_tokens.html", {"tokens": tokens, "new_key": new_key})

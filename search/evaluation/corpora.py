@@ -16,6 +16,7 @@ from django.conf import settings
 from indexing.embedding import get_embedder
 from indexing.models import IndexRun, Repository
 from indexing.services import index_run_execute, index_run_start, repository_create
+from indexing.unit_text import TEXT_VERSION
 from search.evaluation.datasets import Corpus, DatasetError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -32,7 +33,7 @@ def snippet_id_from_path(path: str) -> str:
 
 def prepare_corpus(corpus: Corpus) -> Repository:
     # The index depends on how units are embedded, so that is part of the cache key too.
-    salt = f"{settings.REPORIFT['EMBED_TEXT']}|{get_embedder().model_id}"
+    salt = f"{TEXT_VERSION}|{get_embedder().model_id}"
     name = f"eval-{corpus.content_hash(salt)}"
     repository = Repository.objects.filter(name=name).first()
     if repository is None:

@@ -1,4 +1,5 @@
-"""Run a dataset through search and score it: the report of DESIGN.md, plus ablations."""
+"""Run a dataset through search and score it: the report of docs/ARCHITECTURE.md, plus
+ablations with paired confidence intervals."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from indexing.models import Repository
 from search.evaluation.corpora import prepare_corpus, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
 from search.evaluation.metrics import mean_metrics, percentile, query_metrics
-from search.services import FAST_STREAMS, FULL_STAGES, SearchResult, search
+from search.evaluation.stats import bootstrap_ci, paired_difference
+from search.services import FAST_STAGES, FULL_STAGES, SearchResult, search
 
 METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
+# The figures reported with a 95% interval and compared pairwise between configurations.
+CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
 
 
 def judge(
@@ -69,7 +73,7 @@ def evaluate(
     dataset: EvalDataset,
     k: int = 10,
     mode: str = "fast",
-    streams: Sequence[str] | None = None,
+    stages: Sequence[str] | None = None,
     limit: int | None = None,
     progress: bool = True,
     repositories: dict[str, Repository] | None = None,
@@ -80,7 +84,7 @@ def evaluate(
     per_query, metrics, latencies = [], [], []
     for query in tqdm(
         queries,
-        desc=f"evaluate {mode} {','.join(streams or [])}".strip(),
+        desc=f"evaluate {mode} {','.join(stages or [])}".strip(),
         disable=not progress,
         unit="q",
     ):
@@ -92,7 +96,7 @@ def evaluate(
             query=query.query,
             k=min(depth * (3 if corpus.kind == "snippets" else 1), 100),
             mode=mode,
-            streams=tuple(streams) if streams else None,
+            stages=tuple(stages) if stages else None,
         )
         latencies.append((time.perf_counter() - start) * 1000)
         rows, relevances, found_by = judge(
@@ -110,7 +114,10 @@ def evaluate(
                 ],
                 "results": rows,
                 "gold_found_by": found_by,
+                "metrics": {key: metrics[-1][key] for key in CI_KEYS},
                 "mode_used": response.mode_used,
+                "ordered_by": response.ordered_by,
+                "timings_ms": response.timings_ms,
                 "latency_ms": round(latencies[-1], 2),
             }
         )
@@ -119,13 +126,15 @@ def evaluate(
         "dataset": dataset.name,
         "format": dataset.format,
         "mode": mode,
-        "streams": list(streams)
-        if streams
-        else list(FULL_STAGES if mode == "full" else FAST_STREAMS),
+        "stages": list(stages) if stages else list(FULL_STAGES if mode == "full" else FAST_STAGES),
         "k": k,
         "n_queries": len(queries),
         "corpus_units": {key: r.active_run.units_total for key, r in repositories.items()},
         **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{k}")},
+        "ci95": {
+            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]]
+            for key in CI_KEYS
+        },
         "latency_ms": {
             "p50": round(percentile(latencies, 50), 2),
             "p95": round(percentile(latencies, 95), 2),
@@ -136,31 +145,60 @@ def evaluate(
     }
 
 
-def ablation_configurations(streams: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """Each stream alone, then all but one (leave-one-out), then all. The reranker is not a
-    stream: it only appears in the leave-one-out rows."""
-    configs = [(f"{s} only", (s,)) for s in streams if s != "rerank"]
-    if len(streams) > 2:
-        configs += [(f"without {s}", tuple(x for x in streams if x != s)) for s in streams]
-    configs.append(("all: " + "+".join(streams), tuple(streams)))
+def ablation_configurations(stages: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each stream alone, then all but one stage (leave-one-out), then all. Rankers are not
+    streams: they only appear in the leave-one-out rows."""
+    streams = [s for s in stages if s not in ("ranker", "rerank")]
+    configs = [(f"{s} only", (s,)) for s in streams]
+    if len(stages) > 2:
+        configs += [(f"without {s}", tuple(x for x in stages if x != s)) for s in stages]
+    configs.append(("all: " + "+".join(stages), tuple(stages)))
     return configs
 
 
-def ablate(
-    *, dataset: EvalDataset, k: int, mode: str, streams: Sequence[str], limit: int | None = None
+def per_query_values(report: dict[str, Any], key: str) -> list[float]:
+    return [entry["metrics"][key] for entry in report["per_query"]]
+
+
+def paired_rows(
+    reports: dict[str, dict[str, Any]], baseline: str, reference: str
 ) -> list[dict[str, Any]]:
-    repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+    """One row per configuration: its figures with 95% intervals, and its paired difference
+    (same queries) from `baseline` and from `reference`."""
     rows = []
-    for label, config in ablation_configurations(streams):
-        report = evaluate(
-            dataset=dataset, k=k, mode=mode, streams=config, limit=limit, repositories=repositories
-        )
-        rows.append(
-            {
-                "configuration": label,
-                "streams": list(config),
-                **{key: report[key] for key in METRIC_KEYS},
-                "latency_p50_ms": report["latency_ms"]["p50"],
-            }
-        )
+    for label, report in reports.items():
+        row: dict[str, Any] = {
+            "configuration": label,
+            "stages": report["stages"],
+            **{key: report[key] for key in METRIC_KEYS},
+            "ci95": report["ci95"],
+            "latency_p50_ms": report["latency_ms"]["p50"],
+        }
+        for name, other in (("vs_baseline", baseline), ("vs_reference", reference)):
+            if other in reports and other != label:
+                row[name] = {
+                    key: {
+                        k: round(v, 4) if isinstance(v, float) else v
+                        for k, v in paired_difference(
+                            per_query_values(report, key), per_query_values(reports[other], key)
+                        ).items()
+                    }
+                    for key in CI_KEYS
+                }
+        rows.append(row)
     return rows
+
+
+def ablate(
+    *, dataset: EvalDataset, k: int, mode: str, stages: Sequence[str], limit: int | None = None
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Every configuration of `ablation_configurations` on the same queries, compared with
+    S1 alone (plain MiniLM over the raw unit source: the baseline) and with all stages."""
+    repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+    reports = {}
+    for label, config in ablation_configurations(stages):
+        reports[label] = evaluate(
+            dataset=dataset, k=k, mode=mode, stages=config, limit=limit, repositories=repositories
+        )
+    reference = next(label for label in reports if label.startswith("all: "))
+    return paired_rows(reports, baseline="S1 only", reference=reference), reports

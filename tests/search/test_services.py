@@ -24,27 +24,32 @@ def top(response):
 def test_fast_mode_ranks_the_obvious_function_first(shop, query, expected):
     response = search(repository=shop, query=query, k=5)
     assert top(response)[0] == expected
-    assert response.mode_used == "fast"
-    assert set(response.timings_ms) >= {"S1", "S4", "fusion", "total"}
+    assert response.mode_used == "fast" and response.ordered_by == "ranker"
+    assert set(response.timings_ms) >= {"embed", "S1", "S6", "S4", "resolve", "order", "total"}
 
 
 def test_each_result_knows_its_streams(shop):
     response = search(repository=shop, query="retry http call backoff", k=7)
     first = response.results[0]
-    assert first.streams == ["S1", "S4"] and first.rank == 1
+    assert first.streams == ["S1", "S4", "S6"] and first.rank == 1
     assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
 
 
 def test_query_stream_alone(shop, embedder):
+    from indexing.models import CodeUnit
+
     ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=get_vector_store())
-    result = S.query_stream(ctx, "charge a credit card", depth=3)
-    assert result.name == "S1" and not result.error and result.latency_ms > 0
-    scores = [score for _, score in result.hits]
-    assert scores == sorted(scores, reverse=True)
+    vector = embedder.embed(["charge a credit card"])[0]
+    for stream, name in ((S.query_stream, "S1"), (S.header_stream, "S6")):
+        result = stream(ctx, vector, depth=3)
+        assert result.name == name and not result.error and result.latency_ms > 0
+        scores = [score for _, score in result.hits]
+        assert scores == sorted(scores, reverse=True) and len(scores) >= 3
+        assert CodeUnit.objects.get(pk=result.hits[0][0]).qualname == "PaymentGateway.charge"
 
 
 def test_lexical_stream_alone(shop):
-    index = lexical_index_for_run(shop.active_run_id)
+    index = lexical_index_for_run(shop.active_run)
     result = S.lexical_stream(index, "csv line", depth=3)
     from indexing.models import CodeUnit
 
@@ -87,7 +92,7 @@ def test_a_broken_stream_reports_instead_of_raising(shop, embedder):
             raise ConnectionError("store down")
 
     ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=BrokenStore())
-    result = S.query_stream(ctx, "anything", depth=3)
+    result = S.query_stream(ctx, embedder.embed(["anything"])[0], depth=3)
     assert result.hits == [] and "store down" in result.error
 
 
@@ -156,3 +161,35 @@ def test_unindexed_repository(db, write_repo):
     repository = repository_create(name="empty", source=str(write_repo({"a.py": ""})))
     with pytest.raises(SearchError, match="no finished index"):
         search(repository=repository, query="anything")
+
+
+def test_without_the_ranker_streams_are_fused_and_the_response_says_so(shop, settings):
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "SEARCH": {**settings.REPORIFT["SEARCH"], "RANKER": ""},
+    }
+    response = search(repository=shop, query="charge a credit card", k=3)
+    assert response.ordered_by == "fusion"
+    assert top(response)[0] == "PaymentGateway.charge"
+    assert any("learned ranker is turned off" in n for n in response.notices)
+
+
+def test_an_altered_ranker_is_refused(shop, settings, tmp_path):
+    from search.ranking.model import DEFAULT_MODEL, manifest_path
+
+    model = tmp_path / "ranker.txt"
+    model.write_text(DEFAULT_MODEL.read_text().replace("shrinkage=", "shrinkage=9", 1))
+    manifest_path(model).write_text(manifest_path(DEFAULT_MODEL).read_text())
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "SEARCH": {**settings.REPORIFT["SEARCH"], "RANKER": str(model)},
+    }
+    response = search(repository=shop, query="charge a credit card", k=3)
+    assert response.ordered_by == "fusion"
+    assert any("not the expected model" in n for n in response.notices)
+
+
+def test_stages_restrict_what_runs(shop):
+    plain = search(repository=shop, query="charge a credit card", k=3, stages=("S1",))
+    assert {s for r in plain.results for s in r.streams} == {"S1"}
+    assert plain.ordered_by == "fusion" and "S6" not in plain.timings_ms

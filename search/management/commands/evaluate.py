@@ -4,9 +4,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from search.evaluation.datasets import FORMATS, DatasetError, load_dataset
-from search.evaluation.report import ablation_plot, ablation_table
+from search.evaluation.report import (
+    ablation_plot,
+    ablation_table,
+    per_query_diff,
+    per_query_diff_markdown,
+)
 from search.evaluation.runner import METRIC_KEYS, ablate, evaluate
-from search.services import FAST_STREAMS, FULL_STAGES, MODES
+from search.services import FAST_STAGES, FULL_STAGES, MODES
 
 
 class Command(BaseCommand):
@@ -18,9 +23,12 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=10)
         parser.add_argument("--mode", choices=MODES, default="fast")
         parser.add_argument(
+            "--stages",
             "--streams",
-            help="comma-separated stages, e.g. S1,S4 or S1,S2,S3,S4,S5,rerank (default: the "
-            "mode's; naming LLM stages runs them even where the model's defaults turn them off)",
+            dest="stages",
+            help="comma-separated stages, e.g. S1 (plain embedder), S1,S6,S4,ranker (fast mode) "
+            "or S1,S2,S3,S4,S5,S6,ranker,rerank (default: the mode's; naming LLM stages runs "
+            "them even where the model's defaults turn them off)",
         )
         parser.add_argument("--out", help="write the JSON report here")
         parser.add_argument("--limit", type=int, help="evaluate only the first N queries")
@@ -37,34 +45,48 @@ class Command(BaseCommand):
         fmt,
         k,
         mode,
-        streams=None,
+        stages=None,
         out=None,
         limit=None,
         ablate: bool = False,
         **options,
     ):
-        chosen = tuple(_stage(s) for s in streams.split(",")) if streams else None
+        chosen = tuple(_stage(s) for s in stages.split(",")) if stages else None
         if chosen and not set(chosen) <= set(FULL_STAGES):
-            raise CommandError(f"unknown streams in {streams!r}; known: {','.join(FULL_STAGES)}")
+            raise CommandError(f"unknown stages in {stages!r}; known: {','.join(FULL_STAGES)}")
         try:
             data = load_dataset(dataset, fmt)
-            report = evaluate(dataset=data, k=k, mode=mode, streams=chosen, limit=limit)
             if ablate:
-                rows = ablate_streams(data, k, mode, chosen, limit)
-                report["ablation"] = rows
+                rows, reports = ablate_stages(data, k, mode, chosen, limit)
+                best = rows[-1]["configuration"]
+                report = reports[best] | {"ablation": rows}
+                if "S1 only" in reports:
+                    report["diff_vs_S1_only"] = per_query_diff(reports[best], reports["S1 only"])
+            else:
+                report = evaluate(dataset=data, k=k, mode=mode, stages=chosen, limit=limit)
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
-        summary = {key: report[key] for key in ("n_queries", *METRIC_KEYS)}
+        summary = {key: report[key] for key in ("n_queries", *METRIC_KEYS, "ci95")}
         self.stdout.write(json.dumps(summary | {"latency_ms": report["latency_ms"]}, indent=2))
         if ablate:
             self.stdout.write(ablation_table(report["ablation"]))
+            if "diff_vs_S1_only" in report:
+                self.stdout.write(
+                    per_query_diff_markdown(report["diff_vs_S1_only"], "all stages", "S1 alone")
+                )
         if out:
             out_path = Path(out)
             out_path.parent.mkdir(parents=True, exist_ok=True)
             out_path.write_text(json.dumps(report, indent=1))
             if ablate:
                 table = out_path.with_suffix(".ablation.md")
-                table.write_text(ablation_table(report["ablation"]) + "\n")
+                diff = report.get("diff_vs_S1_only")
+                table.write_text(
+                    ablation_table(report["ablation"])
+                    + "\n\n"
+                    + (per_query_diff_markdown(diff, "all stages", "S1 alone") if diff else "")
+                    + "\n"
+                )
                 plot = ablation_plot(
                     report["ablation"],
                     out_path.with_suffix(".ablation.png"),
@@ -75,11 +97,11 @@ class Command(BaseCommand):
                 self.stderr.write(f"wrote {out_path}")
 
 
-def ablate_streams(data, k, mode, chosen, limit):
-    streams = chosen or (FULL_STAGES if mode == "full" else FAST_STREAMS)
-    return ablate(dataset=data, k=k, mode=mode, streams=streams, limit=limit)
+def ablate_stages(data, k, mode, chosen, limit):
+    stages = chosen or (FULL_STAGES if mode == "full" else FAST_STAGES)
+    return ablate(dataset=data, k=k, mode=mode, stages=stages, limit=limit)
 
 
 def _stage(name: str) -> str:
     name = name.strip()
-    return "rerank" if name.lower() == "rerank" else name.upper()
+    return name.lower() if name.lower() in ("ranker", "rerank") else name.upper()

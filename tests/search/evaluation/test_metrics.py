@@ -63,8 +63,27 @@ def test_nothing_retrieved():
 
 
 def test_ties_in_scores_do_not_matter_only_order_does():
-    # Two results with equal scores are still ranked 1 and 2; the metric sees the order given.
-    assert reciprocal_rank([0, 1]) == 0.5
+    # Two results with the same score: the harness keeps the order search returned (it never
+    # re-sorts by score), so the gold's place decides the metric.
+    from types import SimpleNamespace
+
+    from search.evaluation.datasets import GoldUnit
+    from search.evaluation.runner import judge
+
+    def result(qualname):
+        unit = SimpleNamespace(path="a.py", qualname=qualname, kind="function")
+        return SimpleNamespace(unit=unit, score=0.5, streams=["S1"])
+
+    gold = [GoldUnit("a.py", "gold")]
+    _, miss_first, _ = judge([result("other"), result("gold")], gold, snippets=False)
+    _, gold_first, _ = judge([result("gold"), result("other")], gold, snippets=False)
+    assert reciprocal_rank(miss_first) == 0.5 and reciprocal_rank(gold_first) == 1.0
+
+
+def test_tied_grades_in_the_ideal_ranking():
+    # Two gold items of grade 2 and one of grade 1: any order of the two 2s is ideal.
+    assert ndcg_at([2, 2, 1], 3, [1, 2, 2]) == pytest.approx(1.0)
+    assert ndcg_at([2, 1, 2], 3, [2, 2, 1]) < 1.0
 
 
 def test_cutoffs():

@@ -1,0 +1,250 @@
+"""RepoRift for coding agents: an MCP server (the official `mcp` SDK's FastMCP, 1.x: CrewAI pins
+`mcp<2`) with four tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
+HTTP at `/mcp` of the web app (`search.mcp_http`).
+
+Every tool acts as one caller with exactly the JSON API's visibility: anonymous callers see
+public repositories, a token's user also their own, staff everything; a private repository of
+someone else looks missing. Searches count against the same rate limits as the page and the
+API. Code is served from the index (units and the stored file contents), never from the disk,
+so no path outside an indexed repository can be read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any, Literal
+
+from asgiref.sync import sync_to_async
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+
+MAX_LINES = 400
+EXCERPT_LINES = 12
+
+INSTRUCTIONS = """\
+RepoRift searches indexed Python repositories by meaning. Start with list_repositories, then
+search_code with a plain-language description of the behaviour you are looking for (e.g. "where
+do we retry failed HTTP calls"). Results are functions, methods and classes with their file,
+line span and a short excerpt; fetch a whole unit or a file's lines with get_code. Fast mode
+answers in well under a second; full mode asks an LLM and can take many seconds."""
+
+# What identifies the caller of a tool call: a user, or None for an anonymous caller. It raises
+# ToolError when the caller must be refused.
+ResolveUser = Callable[[Context], Any]
+
+
+def _caller_request(ctx: Context | None, user) -> SimpleNamespace:
+    """What the rate limiter reads of a request: its method and client address."""
+    request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+    client = getattr(request, "client", None)
+    headers = getattr(request, "headers", {}) or {}
+    return SimpleNamespace(
+        method="POST",
+        META={
+            "REMOTE_ADDR": getattr(client, "host", "") or "stdio",
+            "HTTP_X_FORWARDED_FOR": headers.get("x-forwarded-for", ""),
+        },
+        user=user,
+    )
+
+
+def _visible(user, name: str):
+    from indexing.selectors import repositories_visible_to
+
+    repository = repositories_visible_to(user).filter(name=name).first()
+    if repository is None:
+        raise ToolError(f"no repository named {name!r} (list_repositories shows yours)")
+    return repository
+
+
+def _list_repositories(user) -> dict[str, Any]:
+    from indexing.selectors import repositories_visible_to, with_latest_runs
+
+    return {
+        "repositories": [
+            {
+                "name": r.name,
+                "units": r.active_run.units_total if r.active_run else 0,
+                "searchable": r.active_run_id is not None,
+                "commit": r.active_run.commit_sha if r.active_run else "",
+                "latest_run_status": run.status if run else "never indexed",
+            }
+            for r, run in with_latest_runs(repositories_visible_to(user))
+        ]
+    }
+
+
+def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
+    from search.filters import SearchFilters
+    from search.presenters import result_as_dict
+    from search.ratelimit import search_refusal
+    from search.services import SearchError, search
+
+    repository = _visible(user, arguments["repository"])
+    refusal = search_refusal(request, user, mode=arguments["mode"])
+    if refusal is not None:
+        raise ToolError(refusal.message)
+    filters = SearchFilters(
+        path=arguments["path"],
+        kinds=tuple(arguments["kinds"]),
+        exclude_tests=arguments["exclude_tests"],
+    )
+    try:
+        response = search(
+            repository=repository,
+            query=arguments["query"],
+            k=arguments["k"],
+            mode=arguments["mode"],
+            filters=filters,
+        )
+    except SearchError as exc:
+        raise ToolError(str(exc)) from exc
+    return {
+        "repository": repository.name,
+        "query": response.query,
+        "mode_used": response.mode_used,
+        "notices": response.notices,
+        "results": [
+            {
+                **result_as_dict(result),
+                "signature": result.unit.signature,
+                "excerpt": "\n".join(result.unit.code.splitlines()[:EXCERPT_LINES]),
+            }
+            for result in response.results
+        ],
+    }
+
+
+def _get_code(user, arguments: dict[str, Any]) -> dict[str, Any]:
+    from indexing.selectors import active_file, active_units
+
+    repository = _visible(user, arguments["repository"])
+    path, qualname = arguments["path"], arguments["qualname"]
+    if qualname:
+        unit = active_units(repository=repository).filter(path=path, qualname=qualname).first()
+        if unit is None:
+            raise ToolError(f"{repository.name} has no {qualname} in {path}")
+        return {
+            "path": unit.path,
+            "qualname": unit.qualname,
+            "kind": unit.kind,
+            "start_line": unit.start_line,
+            "end_line": unit.end_line,
+            "code": unit.code,
+        }
+    version = active_file(repository=repository, path=path)
+    if version is None:  # also every path outside the repository: only indexed paths exist
+        raise ToolError(f"{repository.name} has no indexed file {path!r}")
+    text = version.text()
+    if text is None:
+        raise ToolError(f"{path} was indexed before file contents were kept; re-index it")
+    lines = text.splitlines()
+    start = max(1, arguments["start_line"] or 1)
+    end = min(len(lines), arguments["end_line"] or len(lines), start + MAX_LINES - 1)
+    if start > len(lines):
+        raise ToolError(f"{path} has {len(lines)} lines")
+    return {
+        "path": path,
+        "start_line": start,
+        "end_line": end,
+        "total_lines": len(lines),
+        "code": "\n".join(lines[start - 1 : end]),
+    }
+
+
+def _index_status(user, name: str) -> dict[str, Any]:
+    from indexing.selectors import latest_run
+    from search.presenters import run_as_dict
+
+    repository = _visible(user, name)
+    run = latest_run(repository=repository)
+    if run is None:
+        raise ToolError(f"{repository.name} was never indexed")
+    return run_as_dict(run)
+
+
+def build_server(
+    resolve_user: ResolveUser,
+    *,
+    stateless_http: bool = False,
+    transport_security: TransportSecuritySettings | None = None,
+) -> FastMCP:
+    server = FastMCP(
+        "RepoRift",
+        instructions=INSTRUCTIONS,
+        stateless_http=stateless_http,
+        json_response=stateless_http,
+        transport_security=transport_security,
+    )
+
+    def run(fn, *args):
+        # Django's ORM may not run in the event loop's thread.
+        return sync_to_async(fn, thread_sensitive=False)(*args)
+
+    @server.tool()
+    async def list_repositories(ctx: Context) -> dict[str, Any]:
+        """List the code repositories you may search, with how many units (functions,
+        methods, classes) each has indexed and whether it is searchable yet."""
+        return await run(_list_repositories, await run(resolve_user, ctx))
+
+    @server.tool()
+    async def search_code(
+        repository: str,
+        query: str,
+        ctx: Context,
+        k: int = 10,
+        mode: Literal["fast", "full"] = "fast",
+        path: str = "",
+        kinds: list[Literal["function", "method", "class"]] | None = None,
+        exclude_tests: bool = False,
+    ) -> dict[str, Any]:
+        """Find the functions, methods and classes of a repository that do what the query
+        describes in plain language ("where do we retry failed HTTP calls?"), best first. Each
+        result has its file path, qualified name, kind, line span, score, the retrieval streams
+        that found it, its signature and a short excerpt; get_code returns the whole unit.
+        `path` keeps results under a folder prefix ("pkg/sub/") or matching a glob
+        ("*/models.py"); `kinds` keeps only those kinds; `exclude_tests` drops test files.
+        Use mode "full" only when fast results miss: it asks an LLM and is much slower."""
+        user = await run(resolve_user, ctx)
+        arguments = {
+            "repository": repository,
+            "query": query,
+            "k": k,
+            "mode": mode,
+            "path": path,
+            "kinds": kinds or [],
+            "exclude_tests": exclude_tests,
+        }
+        return await run(_search, user, _caller_request(ctx, user), arguments)
+
+    @server.tool()
+    async def get_code(
+        repository: str,
+        path: str,
+        ctx: Context,
+        qualname: str = "",
+        start_line: int = 0,
+        end_line: int = 0,
+    ) -> dict[str, Any]:
+        """Read indexed code. With `qualname` (e.g. "RetryPolicy.backoff", as search_code
+        returns it): that unit's whole source and line span. Without: lines `start_line` to
+        `end_line` of the file `path` (1-based, inclusive; at most 400 lines; 0 means the start
+        or the end of the file). Only files of the repository's index can be read."""
+        arguments = {
+            "repository": repository,
+            "path": path,
+            "qualname": qualname,
+            "start_line": start_line,
+            "end_line": end_line,
+        }
+        return await run(_get_code, await run(resolve_user, ctx), arguments)
+
+    @server.tool()
+    async def index_status(repository: str, ctx: Context) -> dict[str, Any]:
+        """The newest index run of a repository: status (queued, running, succeeded, failed),
+        phase, percent done, file and unit counts, warnings and error."""
+        return await run(_index_status, await run(resolve_user, ctx), repository)
+
+    return server

@@ -1,0 +1,112 @@
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from search.ranking.features import FEATURES, Candidate, feature_matrix
+
+
+def unit(
+    qualname,
+    *,
+    path="shop/http.py",
+    kind="method",
+    code="",
+    docstring="",
+    lines=(1, 3),
+    decorators=(),
+    class_summary="",
+    module_summary="",
+):
+    name = qualname.rsplit(".", 1)[-1]
+    return SimpleNamespace(
+        path=path,
+        kind=kind,
+        name=name,
+        qualname=qualname,
+        signature=f"def {name}(self, attempts)",
+        docstring=docstring,
+        code=code or f"def {name}(self, attempts):\n    pass",
+        class_name=qualname.rsplit(".", 1)[0] if "." in qualname else "",
+        class_summary=class_summary,
+        module_summary=module_summary,
+        start_line=lines[0],
+        end_line=lines[1],
+        decorators=list(decorators),
+    )
+
+
+def column(matrix: np.ndarray, name: str) -> list[float]:
+    return matrix[:, FEATURES.index(name)].astype(float).round(4).tolist()
+
+
+@pytest.fixture
+def matrix():
+    documented = unit(
+        "Client.retry_request",
+        docstring="Retry the request.\n\nMore words about retrying here.",
+        code='def retry_request(self, attempts):\n    """Retry the request.\n\n    More words '
+        'about retrying here.\n    """\n    return self.send()',
+        lines=(10, 15),
+    )
+    candidates = [
+        Candidate(unit("Client.retry"), cos_code=0.5, cos_header=0.6, bm25=3.0),
+        Candidate(documented, cos_code=0.7, cos_header=0.4, bm25=0.0),
+        Candidate(
+            unit(
+                "test_retry",
+                path="tests/test_http.py",
+                kind="function",
+                decorators=("pytest.mark.slow",),
+            ),
+            cos_code=0.6,
+            cos_header=0.2,
+            bm25=1.0,
+        ),
+        Candidate(unit("Client._retry", decorators=("property",)), 0.1, 0.1, 1.5),
+    ]
+    return feature_matrix("Retry failed HTTP requests", candidates)
+
+
+def test_shape_and_order_of_columns(matrix):
+    assert matrix.shape == (4, len(FEATURES)) and matrix.dtype == np.float32
+
+
+def test_scores_ranks_and_gaps(matrix):
+    assert column(matrix, "cos_code_rank") == [3, 1, 2, 4]
+    assert column(matrix, "cos_header_rank") == [1, 2, 3, 4]
+    assert column(matrix, "cos_code_gap") == [0.2, 0.0, 0.1, 0.6]
+    # A candidate the lexical stream did not score ranks after all the others.
+    assert column(matrix, "bm25_rank") == [1, 5, 3, 2]
+    assert column(matrix, "bm25_share") == [1.0, 0.0, 0.3333, 0.5]
+
+
+def test_identifier_overlap_is_stemmed(matrix):
+    # "retry", "fail", "http", "request" (stems) against the name's words.
+    assert column(matrix, "name_hits") == [1, 2, 1, 1]
+    assert column(matrix, "name_share_of_query") == [0.25, 0.5, 0.25, 0.25]
+    assert column(matrix, "name_share_of_name") == [1.0, 1.0, 0.5, 1.0]
+    assert column(matrix, "path_share_of_query") == [0.25, 0.25, 0.25, 0.25]
+
+
+def test_nothing_depends_on_the_docstring(matrix):
+    # The documented unit's code words count without its docstring, and its lines without the
+    # docstring's extra lines: the package benchmark strips gold docstrings (see the module).
+    assert (
+        column(matrix, "code_share_of_query")[1] == column(matrix, "code_share_of_query")[0] + 0.25
+    )
+    # Lines 10 to 15, of which the docstring statement takes 4: counted as one, like `pass`.
+    assert column(matrix, "body_lines")[1] == pytest.approx(np.log1p(6 - 4 + 1), abs=1e-4)
+    assert not any("doc" in name for name in FEATURES)
+
+
+def test_facts(matrix):
+    assert column(matrix, "is_test") == [0, 0, 1, 0]
+    assert column(matrix, "is_method") == [1, 1, 0, 1]
+    assert column(matrix, "is_private") == [0, 0, 0, 1]
+    assert column(matrix, "is_property") == [0, 0, 0, 1]
+    assert column(matrix, "same_name_candidates") == [0, 0, 0, 0]
+
+
+def test_no_candidates():
+    assert feature_matrix("anything", []).shape == (0, len(FEATURES))
