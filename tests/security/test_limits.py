@@ -80,7 +80,10 @@ def test_search_rate_limit_per_user(settings, shop, django_user_model):
     from django.core.cache import cache
 
     cache.clear()
-    settings.REPORIFT = {**settings.REPORIFT, "SEARCH_RATE_PER_MINUTE": 3}
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "LIMITS": {**settings.REPORIFT["LIMITS"], "SEARCH_RATE_PER_MINUTE": 3},
+    }
     alice, bob = Client(), Client()
     alice.force_login(django_user_model.objects.create_user("alice", password="pw-123456789"))
     bob.force_login(django_user_model.objects.create_user("bob", password="pw-123456789"))
@@ -88,3 +91,73 @@ def test_search_rate_limit_per_user(settings, shop, django_user_model):
     assert codes == [200, 200, 200, 429]
     assert bob.get("/api/search", {"repo": "shop", "q": "retry"}).status_code == 200
     cache.clear()
+
+
+@pytest.fixture
+def redirecting_git_host():
+    """Two loopback HTTP servers: the first answers every request with a redirect to the second
+    (standing in for a private address); the second records whether anyone reached it."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    reached: list[str] = []
+
+    class Target(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            reached.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+    target = ThreadingHTTPServer(("127.0.0.1", 0), Target)
+
+    class Redirect(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{target.server_port}{self.path}")
+            self.end_headers()
+
+    front = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    for server in (target, front):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{front.server_port}/repo.git", reached
+    for server in (target, front):
+        server.shutdown()
+        server.server_close()
+
+
+def test_user_clone_never_follows_a_redirect(tmp_path, settings, redirecting_git_host):
+    from indexing.sources import GitSource, SourceError
+
+    url, reached = redirecting_git_host
+    # Let the first hop through the URL check, as a public host would pass it.
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "GIT_ALLOWED_SCHEMES": ["http"],
+        "GIT_ALLOW_PRIVATE_HOSTS": True,
+    }
+    with pytest.raises(SourceError, match="redirect"):
+        GitSource(url=url, user_submitted=True).fetch(tmp_path / "w1")
+    assert reached == []  # the redirect's target was never contacted
+    # The operator's own clones keep git's default (the first request may be redirected).
+    with pytest.raises(SourceError):
+        GitSource(url=url).fetch(tmp_path / "w2")
+    assert reached and reached[0].startswith("/repo.git/info/refs")
+
+
+def test_user_git_url_is_checked_again_on_every_run(db, django_user_model):
+    from indexing.services import index_run_execute, index_run_start, repository_create
+
+    owner = django_user_model.objects.create_user("mallory", password="x")
+    # Stored earlier, when the host still resolved to a public address; now it points home.
+    repository = repository_create(
+        name="turned-private", source="https://127.0.0.1/repo.git", owner=owner
+    )
+    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    assert run.status == "failed"
+    assert "private or loopback address" in run.error

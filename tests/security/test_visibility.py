@@ -3,9 +3,9 @@
 import pytest
 from django.test import Client
 
+from accounts.services import api_token_create
 from indexing.models import Repository
 from indexing.services import index_run_execute, index_run_start, repository_create
-from indexing.tokens import api_token_create
 from tests.conftest import SAMPLE_FILES
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,85 @@
+"""The `reporift` command: the management commands under short names, and `serve`.
+
+    reporift index SOURCE [--name NAME] [--ref REF]       = manage.py index_repo
+    reporift search NAME "QUERY" [--k 10] [--mode fast|full] [--json]
+    reporift evaluate DATASET [--format ...] [--ablate] [--out report.json]
+    reporift mcp [--user NAME]                             MCP over stdio for coding agents
+    reporift token USERNAME [--name NAME]                  = manage.py create_api_token
+    reporift serve [--bind 127.0.0.1:8000] [--workers 1] [--threads 8]
+
+Each takes exactly the options of the management command it names (`reporift search --help`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+COMMANDS = {
+    "index": "index_repo",
+    "search": "search",
+    "evaluate": "evaluate",
+    "mcp": "mcp",
+    "token": "create_api_token",
+}
+
+
+def _django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
+    import django
+
+    django.setup()
+
+
+def serve(argv: list[str]) -> int:
+    """Migrate, collect static files, then run gunicorn as `make run` does."""
+    parser = argparse.ArgumentParser(prog="reporift serve")
+    parser.add_argument("--bind", default="127.0.0.1:8000")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args(argv)
+    _django()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    command = [
+        gunicorn,
+        "reporift.wsgi:application",
+        "--bind",
+        args.bind,
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--timeout",
+        "600",
+        "--access-logfile",
+        "-",
+    ]
+    os.execv(gunicorn, command)
+    return 0  # not reached
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__.strip())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name == "serve":
+        return serve(rest)
+    if name not in COMMANDS:
+        print(f"reporift: unknown command {name!r}; see `reporift --help`", file=sys.stderr)
+        return 2
+    _django()
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line([f"reporift {name}", COMMANDS[name], *rest])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
