@@ -28,7 +28,7 @@ def measure(label: str, base_url: str, model: str, api_key: str, queries: list[s
     from agents.augment import CrewAIResearchAugmenter, PromptAugmenter
     from agents.codegen import generate_code
     from agents.llm import OpenAICompatibleClient
-    from agents.rerank import Candidate, LLMReranker
+    from agents.rerank import Candidate, LLMReranker, PointwiseReranker
 
     client = OpenAICompatibleClient(
         base_url=base_url,
@@ -41,13 +41,14 @@ def measure(label: str, base_url: str, model: str, api_key: str, queries: list[s
     crew = CrewAIResearchAugmenter(base_url=base_url, model=model, api_key=api_key, budget_s=120)
     crew.augment("warm up", search_docs=lambda q: [])  # CrewAI's import and first call
     prompt = PromptAugmenter(client=client)
-    from agents.services import model_settings
+    from agents.backends import model_settings
 
     choices = model_settings(model)
-    reranker = LLMReranker(
+    kind = PointwiseReranker if choices["RERANKER"] == "pointwise" else LLMReranker
+    reranker = kind(
         client=client,
         weight=choices["RERANK_WEIGHT"],
-        max_candidates=15,
+        max_candidates=choices["RERANK_CANDIDATES"],
         candidate_chars=choices["RERANK_CHARS"],
     )
     timings: dict[str, list[float]] = {k: [] for k in ("crewai", "prompt", "codegen", "rerank")}
@@ -60,10 +61,12 @@ def measure(label: str, base_url: str, model: str, api_key: str, queries: list[s
             timings[name].append(time.perf_counter() - start)
             failures[name] += bool(result.error)
         start = time.perf_counter()
-        generated = generate_code(query, client=client)
+        generated = generate_code(query, client=client, style=choices["CODEGEN"])
         timings["codegen"].append(time.perf_counter() - start)
         failures["codegen"] += bool(generated.dropped_reason)
-        candidates = [Candidate(j, t) for j, t in enumerate(texts[i : i + 15])]
+        candidates = [
+            Candidate(j, t) for j, t in enumerate(texts[i : i + choices["RERANK_CANDIDATES"]])
+        ]
         start = time.perf_counter()
         ranked = reranker.rerank(query, candidates)
         timings["rerank"].append(time.perf_counter() - start)
@@ -97,15 +100,23 @@ def main() -> None:
     start = time.perf_counter()
     server = embedded_server()
     startup = time.perf_counter() - start
+    from django.conf import settings
+
+    threads = settings.REPORIFT["LLM"]["THREADS"]
     rows = measure(
-        "embedded SmolLM2-135M (1 thread)", server.base_url, server.model_alias, "", queries, texts
+        f"embedded {server.model_alias} ({threads} thread{'s' if threads > 1 else ''})",
+        server.base_url,
+        server.model_alias,
+        "",
+        queries,
+        texts,
     )
     endpoint = os.environ.get("OPENAI_BASE_URL")
     if endpoint:
         rows += measure(
             f"endpoint {os.environ.get('REPORIFT_LLM_MODEL', '')}",
             endpoint,
-            os.environ.get("REPORIFT_LLM_MODEL", "gpt-4o-mini"),
+            os.environ["REPORIFT_LLM_MODEL"],
             os.environ.get("OPENAI_API_KEY", ""),
             queries,
             texts,
@@ -114,9 +125,9 @@ def main() -> None:
         "## LLM stage latency",
         "",
         f"Machine: {machine_line()}. Command: `python -m benchmarks.agents --queries "
-        f"{args.queries}` (part of `make bench`). {len(queries)} queries, cache off; the "
-        "reranker gets 15 candidates (functions of `requests`, cut to the model's excerpt "
-        "length: 300 characters for the embedded model, 600 otherwise). "
+        f"{args.queries}` (part of `make bench`). {len(queries)} queries, cache off; each "
+        "stage as the model's settings configure it (code style, reranker kind, number and "
+        "length of its candidates: functions of `requests`). "
         f"Embedded server start: {startup:.1f} s.",
         "",
         "| model | stage | median | max | failed (fell back) |",

@@ -1,8 +1,17 @@
-"""Does each LLM stage help with a given model? Full mode with one LLM stage at a time, all of
-them, and fast mode, on the same queries of the package benchmark (dev data). The LLM cache makes
-the configurations after the first cheap: they reuse its augmentations and generated code.
+"""Do the LLM stages help, with a given model? Each stage added to fast mode on its own, and all
+of them, on the same queries of both dev sets, with paired 95% intervals against fast mode.
 
-    python -m benchmarks.llm_stages [--limit 30] [--rows var/benchmarks/packages/rows.jsonl]
+    python -m benchmarks.llm_stages --cosqa PATH/cosqa-retrieval-dev-500.json
+        [--packages var/benchmarks/packages] [--per-package 10] [--cosqa-queries 100]
+        [--configs fast,pointwise-0.3,...]
+
+Queries: the first `--per-package` dev rows of every dev package and the first
+`--cosqa-queries` CoSQA dev queries (a fixed sample: every configuration sees the same ones).
+The model is whatever the settings serve (the embedded one by default; `REPORIFT_LLM_...` for
+another). LLM answers are cached, so configurations that share a stage (the blend weights of one
+reranker, "all") reuse its answers; the per-stage latencies reported come from the first
+configuration that ran the stage. A stage may be on by default for a model only where its row
+beats fast mode beyond the interval (`REPORIFT["AGENTS"]["PER_MODEL"]`).
 """
 
 from __future__ import annotations
@@ -10,74 +19,204 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 from pathlib import Path
 
 from benchmarks.common import ROOT, machine_line, write_section
 
-CONFIGS = [
-    ("all LLM stages: S1+S2+S3+S4+S5 + rerank", "full", ("S1", "S2", "S3", "S4", "S5", "rerank")),
-    ("fast: S1+S4 (no LLM)", "fast", ("S1", "S4")),
-    ("+ S5 (augmented query)", "full", ("S1", "S4", "S5")),
-    ("+ S2 + S3 (generated code)", "full", ("S1", "S2", "S3", "S4")),
-    ("+ rerank", "full", ("S1", "S4", "rerank")),
-]
+FAST = ("S1", "S6", "S4", "ranker")
+# name -> (label, stages, per-model overrides)
+CONFIGS = {
+    "fast": ("fast: learned ranker, no LLM", FAST, {}),
+    "pointwise-0.3": (
+        "+ pointwise rerank, weight 0.3",
+        (*FAST, "rerank"),
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.3},
+    ),
+    "pointwise-0.5": (
+        "+ pointwise rerank, weight 0.5",
+        (*FAST, "rerank"),
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.5},
+    ),
+    "pointwise-1.0": (
+        "+ pointwise rerank, weight 1 (LLM order only)",
+        (*FAST, "rerank"),
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 1.0},
+    ),
+    "listwise-0.5": (
+        "+ listwise rerank, weight 0.5",
+        (*FAST, "rerank"),
+        {"RERANKER": "listwise", "RERANK_WEIGHT": 0.5},
+    ),
+    "hyde": ("+ S2: one short generated function (HyDE)", (*FAST, "S2"), {"CODEGEN": "short"}),
+    "augment": ("+ S5: augmented query (one completion)", (*FAST, "S5"), {}),
+    "all": (
+        "all: S2 + S5 + pointwise rerank 0.5",
+        (*FAST, "S2", "S5", "rerank"),
+        {"CODEGEN": "short", "RERANKER": "pointwise", "RERANK_WEIGHT": 0.5},
+    ),
+}
+DEFAULT_CONFIGS = (
+    "fast",
+    "pointwise-0.3",
+    "pointwise-0.5",
+    "pointwise-1.0",
+    "hyde",
+    "augment",
+    "all",
+)
+
+
+def sample(dataset, per_corpus: int | None, limit: int | None):
+    """The first `per_corpus` queries of every corpus, or the first `limit` queries."""
+    if per_corpus:
+        counts: dict[str, int] = {}
+        kept = []
+        for query in dataset.queries:
+            counts[query.corpus] = counts.get(query.corpus, 0) + 1
+            if counts[query.corpus] <= per_corpus:
+                kept.append(query)
+        dataset.queries = kept
+    elif limit:
+        dataset.queries = dataset.queries[:limit]
+    return dataset
+
+
+def stage_latencies(report: dict) -> dict[str, float]:
+    stages: dict[str, list[float]] = {}
+    for entry in report["per_query"]:
+        for stage, ms in entry.get("timings_ms", {}).items():
+            stages.setdefault(stage, []).append(ms)
+    return {k: round(statistics.median(v)) for k, v in stages.items()}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--rows", default="var/benchmarks/packages/rows.jsonl")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--packages", type=Path, default=Path("var/benchmarks/packages"))
+    parser.add_argument("--cosqa", type=Path, help="cosqa-retrieval-dev-500.json")
+    parser.add_argument("--per-package", type=int, default=10)
+    parser.add_argument("--cosqa-queries", type=int, default=100)
+    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
+    parser.add_argument("--data-dir", default="var/benchmarks/lab/data")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
-    import django
+    from benchmarks.common import setup_django
 
-    django.setup()
-    from agents.llm import get_llm_client
+    setup_django(str(Path(args.data_dir).resolve()))
+    from django.conf import settings
+
+    from agents.backends import model_settings
+    from agents.llm import configured_model
+    from search.evaluation.corpora import prepare_corpus
     from search.evaluation.datasets import load_dataset
-    from search.evaluation.runner import evaluate
+    from search.evaluation.runner import METRIC_KEYS, evaluate, paired_rows
 
-    rows = Path(args.rows)
-    if not rows.exists():
-        raise SystemExit(f"{rows} missing: run `python -m benchmarks.package_benchmark` first")
-    dataset = load_dataset(rows, "repo")
-    model = get_llm_client().model
-    table = []
-    out_dir = ROOT / "docs" / "eval"
-    for label, mode, streams in CONFIGS:
-        report = evaluate(dataset=dataset, mode=mode, streams=streams, limit=args.limit)
-        slug = "-".join(streams)
-        (out_dir / f"llm-stages-{model}-{slug}.json").write_text(json.dumps(report, indent=1))
-        table.append(
-            f"| {label} | {report['success@1']:.3f} | {report['success@10']:.3f} "
-            f"| {report['mrr']:.3f} | {report['ndcg@10']:.3f} "
-            f"| {report['latency_ms']['p50'] / 1000:.1f} s |"
+    model = configured_model()
+    datasets = {
+        "packages (dev)": sample(
+            load_dataset(args.packages / "dev.jsonl", "repo"), args.per_package, None
         )
-        print(table[-1], flush=True)
+    }
+    if args.cosqa:
+        datasets["CoSQA dev"] = sample(load_dataset(args.cosqa, "cosqa"), None, args.cosqa_queries)
+    names = args.configs.split(",")
+    sections, all_reports = [], {}
+    for title, dataset in datasets.items():
+        repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+        reports = {}
+        for name in names:
+            label, stages, overrides = CONFIGS[name]
+            agents = settings.REPORIFT["AGENTS"]
+            base = model_settings(model)
+            settings.REPORIFT = {
+                **settings.REPORIFT,
+                "AGENTS": {
+                    **agents,
+                    "AUGMENTER": "prompt",
+                    "PER_MODEL": {**agents["PER_MODEL"], model: base | overrides},
+                },
+            }
+            mode = "fast" if name == "fast" else "full"
+            report = evaluate(dataset=dataset, mode=mode, stages=stages, repositories=repositories)
+            report["stage_latency_p50_ms"] = stage_latencies(report)
+            reports[label] = report
+            print(
+                f"{title} | {label} | S@1 {report['success@1']:.3f} MRR {report['mrr']:.3f}"
+                f" | {report['stage_latency_p50_ms']}",
+                flush=True,
+            )
+        rows = paired_rows(reports, baseline=CONFIGS["fast"][0], reference=CONFIGS["fast"][0])
+        all_reports[title] = reports
+        sections.append(section(title, dataset, rows, reports))
+    slug = "".join(c if c.isalnum() else "-" for c in model)
+    out = ROOT / "docs" / "eval" / f"llm-stages-{slug}.json"
+    out.write_text(
+        json.dumps(
+            {
+                t: {
+                    k: {
+                        m: r[m]
+                        for m in (
+                            *METRIC_KEYS,
+                            "ci95",
+                            "latency_ms",
+                            "stage_latency_p50_ms",
+                            "per_query",
+                        )
+                    }
+                    for k, r in reps.items()
+                }
+                for t, reps in all_reports.items()
+            },
+            indent=1,
+        )
+    )
     write_section(
-        f"llm-stages-{model}",
+        f"llm-stages-{slug}",
         "\n".join(
             [
                 f"## Do the LLM stages help? ({model})",
                 "",
-                f"Machine: {machine_line()}. Command: `python -m benchmarks.llm_stages --limit "
-                f"{args.limit}` (after `python -m benchmarks.package_benchmark`). The first "
-                f"{args.limit} rows of the package benchmark (dev data), whole-repository search; "
-                "each row names the streams that ran. Per-query reports: "
-                "`docs/eval/llm-stages-*.json`.",
+                f"Machine: {machine_line()}. Command: `python -m benchmarks.llm_stages --cosqa "
+                f"$COSQA/cosqa-retrieval-dev-500.json --per-package {args.per_package} "
+                f"--cosqa-queries {args.cosqa_queries}` with `{model}` served"
+                f"{' by the embedded server' if not settings.REPORIFT['LLM']['BASE_URL'] else ''}."
+                f" Per-query reports: `docs/eval/{out.name}`. Δ columns: paired difference from "
+                "fast mode on the same queries, with its 95% bootstrap interval.",
                 "",
-                "| configuration | Success@1 | Success@10 | MRR | NDCG@10 | p50 latency |",
-                "| --- | --- | --- | --- | --- | --- |",
-                *table,
-                "",
-                "Rows after the first reuse its cached augmentations and generated code, so their "
-                "latency leaves that LLM time out; the first row shows the real cost of all "
-                "stages. "
-                "A stage is on by default for a model only if its row beats fast mode here "
-                '(`REPORIFT["AGENTS"]["PER_MODEL"]` in settings).',
+                *sections,
             ]
         ),
     )
 
 
+def section(title: str, dataset, rows: list[dict], reports: dict) -> str:
+    from search.evaluation.report import difference_cell
+
+    lines = [
+        f"### {title}: {len(dataset.queries)} queries",
+        "",
+        "| configuration | Success@1 | MRR | NDCG@10 | ΔS@1 vs fast | ΔMRR vs fast "
+        "| p50 latency | LLM stages p50 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        report = reports[row["configuration"]]
+
+        llm = {
+            k: v
+            for k, v in report["stage_latency_p50_ms"].items()
+            if k in ("augment", "codegen", "rerank")
+        }
+        lines.append(
+            f"| {row['configuration']} | {row['success@1']:.3f} | {row['mrr']:.3f} "
+            f"| {row['ndcg@10']:.3f} | {difference_cell(row, 'vs_baseline', 'success@1')} "
+            f"| {difference_cell(row, 'vs_baseline', 'mrr')} "
+            f"| {report['latency_ms']['p50'] / 1000:.1f} s "
+            f"| {', '.join(f'{k} {v / 1000:.1f} s' for k, v in llm.items()) or '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
     main()

@@ -1,9 +1,17 @@
 """Build a whole-repository benchmark from third-party code nobody here wrote (CodeSearchNet's
 method): copy installed packages, pick documented functions deterministically, use the first
-sentence of each docstring as the query, strip that docstring from the copy that is indexed,
-and write `repo`-format rows.
+sentence of each docstring as the query, and write `repo`-format rows. The copy that is indexed
+has every function's docstring removed, not only the chosen ones' (see
+`strip_function_docstrings` for why).
 
-    python -m benchmarks.package_benchmark [--out var/benchmarks/packages] [--per-package 25]
+The packages are split once, by package, into `train` (anything learned or fitted is fitted on
+these only) and `dev` (defaults are chosen on these). Each split mixes small and large packages
+(several over 5,000 units). Every package is one whole repository: its tests and vendored copies
+are indexed too (they are realistic distractors) but never asked about.
+
+    python -m benchmarks.package_benchmark [--out var/benchmarks/packages] [--per-package 40]
+
+writes `<out>/train.jsonl` and `<out>/dev.jsonl` (and the package copies they point to).
 """
 
 from __future__ import annotations
@@ -12,15 +20,66 @@ import argparse
 import ast
 import hashlib
 import importlib
+import importlib.util
 import json
 import re
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-DEFAULT_PACKAGES = ("requests", "click", "jinja2", "httpx")
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9)`'\"])\.(\s|$)")
+from indexing.parsing import summary_line
+
+# Fixed by hand so that both halves mix sizes (units as parsed with the pinned versions).
+TRAIN_PACKAGES = (
+    "numpy",  # 13.8k units
+    "openai",  # 7.0k
+    "fontTools",  # 6.6k
+    "redis",  # 5.0k
+    "textual",  # 4.5k
+    "playwright",  # 4.2k
+    "setuptools",  # 3.5k
+    "huggingface_hub",  # 2.7k
+    "prompt_toolkit",  # 2.5k
+    "psycopg",  # 2.1k
+    "lancedb",  # 2.0k
+    "opentelemetry",  # 2.0k
+    "aiohttp",  # 1.9k
+    "openpyxl",  # 1.9k
+    "grpc",  # 1.2k
+    "pyparsing",  # 0.6k
+    "oauthlib",  # 0.5k
+    "tqdm",  # 0.3k
+)
+DEV_PACKAGES = (
+    "django",  # 11.2k
+    "matplotlib",  # 10.2k
+    "pip",  # 7.3k
+    "crewai",  # 5.0k
+    "celery",  # 3.4k
+    "chromadb",  # 3.3k
+    "_pytest",  # 2.4k
+    "pydantic",  # 2.3k
+    "kombu",  # 1.9k
+    "rich",  # 1.1k
+    "jinja2",  # 0.9k
+    "websockets",  # 0.7k
+    "click",  # 0.7k
+    "urllib3",  # 0.6k
+    "httpx",  # 0.5k
+    "requests",  # 0.3k
+)
+SPLITS = {"train": TRAIN_PACKAGES, "dev": DEV_PACKAGES}
+# Distribution names where they differ from the import name (for the version in the copy's name).
+DISTRIBUTIONS = {
+    "_pytest": "pytest",
+    "fontTools": "fonttools",
+    "grpc": "grpcio",
+    "attr": "attrs",
+    "opentelemetry": "opentelemetry-api",
+}
+_NOT_ASKED = re.compile(r"(^|/)(tests?|testing|_vendor|vendor|_distutils)(/|$)")
 
 
 @dataclass
@@ -28,14 +87,6 @@ class Candidate:
     path: str  # relative to the copy's root, e.g. "click/core.py"
     qualname: str
     query: str
-    doc_node: ast.Expr
-
-
-def first_sentence(docstring: str) -> str:
-    paragraph = docstring.strip().split("\n\n", 1)[0]
-    text = " ".join(paragraph.split())
-    match = _SENTENCE_END.search(text)
-    return (text[: match.start()] if match else text).strip().rstrip(".:")
 
 
 def usable_query(text: str) -> bool:
@@ -55,78 +106,132 @@ def documented_functions(tree: ast.Module, path: str) -> list[Candidate]:
                 doc = ast.get_docstring(child, clean=True)
                 body0 = child.body[0] if child.body else None
                 if doc and isinstance(body0, ast.Expr) and not child.name.startswith("__"):
-                    query = first_sentence(doc)
+                    query = summary_line(doc, limit=None)
                     if usable_query(query):
-                        found.append(Candidate(path, qualname, query, body0))
+                        found.append(Candidate(path, qualname, query))
                 visit(child, [*scope, child.name])
 
     visit(tree, [])
     return found
 
 
-def strip_docstrings(source: str, nodes: list[ast.Expr]) -> str:
-    """Replace each docstring statement by `pass` (keeps the body valid and line count lower)."""
-    lines = source.splitlines(keepends=True)
-    for node in sorted(nodes, key=lambda n: -n.lineno):
+def function_docstrings(tree: ast.AST) -> list[tuple[ast.AST, ast.Expr]]:
+    """(function, its docstring statement) for every function and method that has one."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                found.append((node, first))
+    return found
+
+
+def strip_function_docstrings(source: str, tree: ast.AST) -> str:
+    """Every function's and method's docstring removed (`pass` where it was the whole body);
+    class and module docstrings stay.
+
+    All of them, not only the gold units': were only the answers stripped, "has no docstring"
+    would mark the answer, and anything fitted on this data (the learned ranker) would learn to
+    push documented code down. Offsets are byte offsets, as `ast` gives them."""
+    lines = [line.encode() for line in source.splitlines(keepends=True)]
+    for function, node in sorted(function_docstrings(tree), key=lambda e: -e[1].lineno):
         first, last = node.lineno - 1, node.end_lineno - 1
-        indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
-        lines[first : last + 1] = [f"{indent}pass\n"]
-    return "".join(lines)
+        prefix, suffix = lines[first][: node.col_offset], lines[last][node.end_col_offset :]
+        if prefix.strip() and len(function.body) > 1:
+            replacement = prefix + suffix.lstrip(b"; ")  # `def f(): "doc"; return 1`
+        elif prefix.strip() or len(function.body) == 1 or suffix.strip():
+            replacement = prefix + b"pass" + suffix
+        else:
+            replacement = b""  # a docstring on lines of its own, with a body after it
+        lines[first : last + 1] = [replacement] if replacement else []
+    return b"".join(lines).decode()
 
 
-def build(packages: list[str], out: Path, per_package: int) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for name in packages:
-        module = importlib.import_module(name)
-        package_dir = Path(module.__file__).parent
-        version = metadata.version(name)
-        copy_root = out / f"{name}-{version}"
-        shutil.rmtree(copy_root, ignore_errors=True)
-        shutil.copytree(package_dir, copy_root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        candidates: list[Candidate] = []
-        trees: dict[str, str] = {}
-        for file in sorted((copy_root / name).rglob("*.py")):
-            relative = file.relative_to(copy_root).as_posix()
-            if "/tests/" in f"/{relative}" or file.name.startswith("test_"):
-                continue
+def package_source_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    module = importlib.import_module(name)  # some packages (kombu) replace their module object
+    return Path(module.__file__).parent
+
+
+def package_version(name: str) -> str:
+    try:
+        return metadata.version(DISTRIBUTIONS.get(name, name))
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+def choose(askable: list[Candidate], every_query: Counter, per_package: int) -> list[Candidate]:
+    """Deterministic and spread over the package: order by a hash of the unit's name. A query
+    whose sentence opens more than one docstring of the package (`every_query` counts them all,
+    tests and vendored code included) is ambiguous (overloads, copied docstrings): never asked."""
+    unique = [c for c in askable if every_query[c.query.lower()] == 1]
+    unique.sort(key=lambda c: hashlib.sha1(f"{c.path}:{c.qualname}".encode()).hexdigest())
+    return unique[:per_package]
+
+
+def build_package(name: str, out: Path, per_package: int) -> list[dict]:
+    package_dir = package_source_dir(name)
+    copy_root = out / f"{name}-{package_version(name)}"
+    shutil.rmtree(copy_root, ignore_errors=True)
+    shutil.copytree(package_dir, copy_root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    askable: list[Candidate] = []
+    every_query: Counter = Counter()
+    for file in sorted((copy_root / name).rglob("*.py")):
+        relative = file.relative_to(copy_root).as_posix()
+        try:
             source = file.read_text(encoding="utf-8")
-            try:
-                tree = ast.parse(source)
-            except SyntaxError:
-                continue
-            trees[relative] = source
-            candidates += documented_functions(tree, relative)
-        # Deterministic and spread over the package: order by a hash of the unit's name.
-        candidates.sort(key=lambda c: hashlib.sha1(f"{c.path}:{c.qualname}".encode()).hexdigest())
-        chosen = candidates[:per_package]
-        by_file: dict[str, list[ast.Expr]] = {}
-        for c in chosen:
-            by_file.setdefault(c.path, []).append(c.doc_node)
-        for relative, nodes in by_file.items():
-            (copy_root / relative).write_text(strip_docstrings(trees[relative], nodes))
-        for c in chosen:
-            rows.append(
-                {
-                    "query": c.query,
-                    "repo": copy_root.name,
-                    "gold": [{"path": c.path, "qualname": c.qualname}],
-                }
-            )
-        print(f"{name} {version}: {len(candidates)} documented functions, {len(chosen)} chosen")
-    rows_file = out / "rows.jsonl"
-    rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    print(f"wrote {len(rows)} rows to {rows_file}")
-    return rows_file
+            tree = ast.parse(source)
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        documented = documented_functions(tree, relative)
+        every_query.update(c.query.lower() for c in documented)
+        # Tests and vendored copies are indexed as distractors but never asked about.
+        if not (_NOT_ASKED.search(relative) or file.name.startswith("test_")):
+            askable += documented
+        stripped = strip_function_docstrings(source, tree)
+        if stripped != source:
+            ast.parse(stripped)  # still valid Python, or the build stops here
+            file.write_text(stripped, encoding="utf-8")
+    chosen = choose(askable, every_query, per_package)
+    print(f"{copy_root.name}: {len(askable)} askable documented functions, {len(chosen)} chosen")
+    return [
+        {
+            "query": c.query,
+            "repo": copy_root.name,
+            "gold": [{"path": c.path, "qualname": c.qualname}],
+        }
+        for c in chosen
+    ]
+
+
+def build(out: Path, per_package: int, splits: dict[str, tuple[str, ...]] = SPLITS) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for split, packages in splits.items():
+        rows = [row for name in packages for row in build_package(name, out, per_package)]
+        rows_file = out / f"{split}.jsonl"
+        rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        print(f"{split}: {len(rows)} rows from {len(packages)} packages -> {rows_file}")
+        written.append(rows_file)
+    return written
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="var/benchmarks/packages")
-    parser.add_argument("--per-package", type=int, default=25)
-    parser.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES))
+    parser.add_argument("--per-package", type=int, default=40)
+    parser.add_argument(
+        "--packages", nargs="+", help="one ad-hoc split named 'custom' instead of train/dev"
+    )
     args = parser.parse_args()
-    build(args.packages, Path(args.out), args.per_package)
+    splits = {"custom": tuple(args.packages)} if args.packages else SPLITS
+    build(Path(args.out), args.per_package, splits)
 
 
 if __name__ == "__main__":
