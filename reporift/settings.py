@@ -264,6 +264,8 @@ REPORIFT = {
             },
             # Measured on this project's dev sets (docs/BENCHMARKS.md, "Do the LLM stages
             # help?"): a stage is on only where its figures beat fast mode beyond the interval.
+            # SmolLM2-135M made every stage worse in an earlier round (reports removed with it
+            # from the default install); it stays off.
             "smollm2-135m-instruct": {
                 "STAGES": [],
                 "RERANK_WEIGHT": 0.0,
@@ -308,7 +310,7 @@ REPORIFT = {
         ),
         # The code cosine's weight beside the ranker's score (search.ranking.order); chosen on
         # both dev sets (docs/BENCHMARKS.md).
-        "RANKER_CODE_WEIGHT": 2.0,
+        "RANKER_CODE_WEIGHT": 1.5,
         "CANDIDATES": 30,  # size of the ordered candidate set handed to the reranker (full mode)
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,
