@@ -5,7 +5,7 @@
     python -m benchmarks.lab embedders --sets dev cosqa --out docs/eval/lab-embedders.json
 
 `--packages` is where `python -m benchmarks.package_benchmark` wrote train.jsonl and dev.jsonl;
-`--cosqa` the CoSQA retrieval file (e.g. ../shared/data/cosqa/cosqa-retrieval-dev-500.json).
+`--cosqa` the CoSQA retrieval file (e.g. $COSQA/cosqa-retrieval-dev-500.json; docs/BENCHMARKS.md says where to get it).
 """
 
 from __future__ import annotations

@@ -108,14 +108,72 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _body_lines(unit: RankedUnit) -> int:
-    """Lines as if the docstring were one line (as the benchmark's `pass` is): see the module
-    docstring for why its length must not show."""
-    lines = unit.end_line - unit.start_line + 1
-    span = _docstring_span(unit)
-    if span is not None:
-        lines -= unit.code.count("\n", *span)
-    return max(lines, 1)
+@dataclass(frozen=True)
+class UnitWords:
+    """What the features need of a unit whatever the query: its stemmed word sets and facts."""
+
+    name: frozenset[str]
+    qualname: frozenset[str]
+    class_name: frozenset[str]
+    path: frozenset[str]
+    signature: frozenset[str]
+    code: frozenset[str]
+    context: frozenset[str]
+    name_words: int
+    body_lines: int
+    is_property: bool
+    is_overload: bool
+
+
+def unit_words(unit: RankedUnit) -> UnitWords:
+    return _unit_words(
+        unit.name,
+        unit.qualname,
+        unit.class_name,
+        unit.path,
+        unit.signature,
+        unit.code,
+        unit.docstring,
+        f"{unit.class_summary} {unit.module_summary}",
+        unit.end_line - unit.start_line + 1,
+        " ".join(unit.decorators),
+    )
+
+
+@lru_cache(maxsize=8192)
+def _unit_words(
+    name: str,
+    qualname: str,
+    class_name: str,
+    path: str,
+    signature: str,
+    code: str,
+    docstring: str,
+    context: str,
+    lines: int,
+    decorators: str,
+) -> UnitWords:
+    # Tokenising and stemming a unit's code is most of the features' cost, and the same units
+    # come back across queries (a repository's popular functions): computed once per text.
+    # Keyed on the texts themselves, so an edited unit never meets a stale entry.
+    span = _docstring_span(code, docstring)
+    without_docstring = code if span is None else code[: span[0]] + code[span[1] :]
+    name_words = identifier_words(name)
+    return UnitWords(
+        name=frozenset(stems(name_words)),
+        qualname=frozenset(stems(identifier_words(qualname))),
+        class_name=frozenset(stems(identifier_words(class_name))),
+        path=frozenset(stems(identifier_words(path.removesuffix(".py")))),
+        signature=frozenset(stems(tokenize(signature))),
+        code=frozenset(stems(tokenize(without_docstring))),
+        context=frozenset(stems(tokenize(context))),
+        name_words=len(name_words),
+        # Lines as if the docstring were one line (as the benchmark's `pass` is): see the
+        # module docstring for why its length must not show.
+        body_lines=max(lines - (code.count("\n", *span) if span else 0), 1),
+        is_property="property" in decorators,
+        is_overload="overload" in decorators,
+    )
 
 
 def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
@@ -133,10 +191,8 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
     names = [c.unit.name for c in candidates]
     for row, candidate in enumerate(candidates):
         unit = candidate.unit
-        name_words = identifier_words(unit.name)
-        name = stems(name_words)
-        context = stems(tokenize(f"{unit.class_summary} {unit.module_summary}"))
-        decorators = " ".join(unit.decorators)
+        words = unit_words(unit)
+        name = words.name
         out[row] = (
             candidate.cos_code,
             candidate.cos_header,
@@ -151,15 +207,15 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
             len(query_stems & name),
             _share(query_stems, name),
             len(query_stems & name) / len(name) if name else 0.0,
-            _share(query_stems, stems(identifier_words(unit.qualname))),
-            _share(query_stems, stems(identifier_words(unit.class_name))),
-            _share(query_stems, stems(identifier_words(unit.path.removesuffix(".py")))),
-            _share(query_stems, stems(tokenize(unit.signature))),
-            _share(query_stems, stems(tokenize(_code_without_docstring(unit)))),
-            _share(query_stems, context),
+            _share(query_stems, words.qualname),
+            _share(query_stems, words.class_name),
+            _share(query_stems, words.path),
+            _share(query_stems, words.signature),
+            _share(query_stems, words.code),
+            _share(query_stems, words.context),
             len(query_stems),
-            len(name_words),
-            math.log1p(_body_lines(unit)),
+            words.name_words,
+            math.log1p(words.body_lines),
             unit.path.count("/"),
             unit.kind == "function",
             unit.kind == "method",
@@ -167,18 +223,17 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
             is_test_path(unit.path),
             unit.name.startswith("_") and not unit.name.startswith("__"),
             unit.name.startswith("__") and unit.name.endswith("__"),
-            "property" in decorators,
-            "overload" in decorators,
+            words.is_property,
+            words.is_overload,
             names.count(unit.name) - 1,
         )
     return out
 
 
-def _docstring_span(unit: RankedUnit) -> tuple[int, int] | None:
+def _docstring_span(code: str, docstring: str) -> tuple[int, int] | None:
     """Where the docstring literal is in the code: it is the body's first statement, so the
     first triple-quoted string is it."""
-    code = unit.code
-    if not unit.docstring:
+    if not docstring:
         return None
     starts = [i for i in (code.find('"""'), code.find("'''")) if i >= 0]
     if not starts:
@@ -186,8 +241,3 @@ def _docstring_span(unit: RankedUnit) -> tuple[int, int] | None:
     start = min(starts)
     end = code.find(code[start : start + 3], start + 3)
     return None if end < 0 else (start, end + 3)
-
-
-def _code_without_docstring(unit: RankedUnit) -> str:
-    span = _docstring_span(unit)
-    return unit.code if span is None else unit.code[: span[0]] + unit.code[span[1] :]
