@@ -77,7 +77,7 @@ def measure(tree: Path, setup: list[tuple[str, int, int]], chunk_files: int) -> 
             "    run.refresh_from_db()\n"
             "    if run.is_finished: break\n"
             "    time.sleep(0.5)\n"
-            "print(run.status, run.units_total, round(time.time() - start, 1))\n"
+            "print(run.error or '', run.status, run.units_total, round(time.time() - start, 1))\n"
         )
         done = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c", script],

@@ -124,9 +124,13 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Index runs write while pages read: WAL and a busy timeout keep SQLite from "database is
-    # locked" errors between the web process and a worker.
+    # locked" errors between the web process and a worker. Transactions take the write lock
+    # when they begin: a deferred one that read first and then writes while another process
+    # writes fails at once ("database is locked") instead of waiting, which two chunk workers
+    # hit within seconds (benchmarks/workers.py).
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     if os.environ.get("REPORIFT_TEST_SQLITE_FILE"):
