@@ -5,7 +5,8 @@
     python -m benchmarks.lab embedders --sets dev cosqa --out docs/eval/lab-embedders.json
 
 `--packages` is where `python -m benchmarks.package_benchmark` wrote train.jsonl and dev.jsonl;
-`--cosqa` the CoSQA retrieval file (e.g. $COSQA/cosqa-retrieval-dev-500.json; docs/BENCHMARKS.md says where to get it).
+`--cosqa` the CoSQA retrieval file (e.g. $COSQA/cosqa-retrieval-dev-500.json; where to get
+it: docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
