@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import shutil
@@ -169,11 +170,21 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def size_class(units: int) -> int:
+    """2k, 20k and 200k trees: one class per power of ten."""
+    return round(math.log10(max(units, 1)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[2000, 20000, 200000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--work", type=Path, default=Path("var/benchmarks/scale"))
+    parser.add_argument(
+        "--add",
+        action="store_true",
+        help="keep the other sizes of docs/eval/scale.json (one size at a time on a slow machine)",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -207,8 +218,19 @@ def main() -> None:
         results.append(result)
         print(json.dumps({k: v for k, v in result.items() if k != "packages"}), flush=True)
     out = ROOT / "docs" / "eval"
+    if args.add and (out / "scale.json").exists():
+        # Sizes measured in an earlier run stay, unless this run measured their size again.
+        fresh = {size_class(r["units"]) for r in results}
+        earlier = json.loads((out / "scale.json").read_text())
+        results = [r for r in earlier if size_class(r["units"]) not in fresh] + results
+        results.sort(key=lambda r: r["units"])
     (out / "scale.json").write_text(json.dumps(results, indent=1))
     plot(results, out / "scale.png")
+    added = (
+        "; the other rows come from earlier runs of the same command, one size each, with `--add`"
+        if args.add
+        else ""
+    )
     write_section(
         "scale",
         "\n".join(
@@ -217,7 +239,7 @@ def main() -> None:
                 "",
                 f"Machine: {machine_line()}. Command: `make bench-scale` (`python -m "
                 f"benchmarks.scale --sizes {' '.join(map(str, args.sizes))} --queries "
-                f"{args.queries}`). Trees built from the virtual environment's own "
+                f"{args.queries}`{added}). Trees built from the virtual environment's own "
                 "site-packages; each indexed from an empty data dir (every unit embedded, both "
                 "fields), then searched in fast mode, one request at a time, warm process, "
                 "k = 10, embedded SQLite and Chroma. Per-tree packages and stage timings: "
