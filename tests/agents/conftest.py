@@ -115,3 +115,21 @@ def fake_client(fake_llm, db):
     return OpenAICompatibleClient(
         base_url=fake_llm.base_url, model="fake-model", timeout_s=2, max_retries=0
     )
+
+
+def use_fake_llm(settings, fake_llm, *, model="fake-model", timeout_s=2, **agents) -> None:
+    """Point the LLM settings at the fake server (the caller clears the client cache after)."""
+    from agents.llm import get_llm_client
+
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "LLM": {
+            **settings.REPORIFT["LLM"],
+            "BASE_URL": fake_llm.base_url,
+            "MODEL": model,
+            "TIMEOUT_S": timeout_s,
+            "MAX_RETRIES": 0,
+        },
+        "AGENTS": {**settings.REPORIFT["AGENTS"], **agents},
+    }
+    get_llm_client.cache_clear()

@@ -5,7 +5,7 @@ import pytest
 from agents.augment import CrewAIResearchAugmenter, PromptAugmenter, clean_augmentation
 from agents.llm import get_llm_client
 from search.services import search
-from tests.agents.conftest import Reply
+from tests.agents.conftest import Reply, use_fake_llm
 
 pytestmark = pytest.mark.django_db
 
@@ -22,18 +22,7 @@ def retry_request(send, attempts=3):
 @pytest.fixture
 def llm_settings(settings, fake_llm):
     def configure(**agents):
-        settings.REPORIFT = {
-            **settings.REPORIFT,
-            "LLM": {
-                **settings.REPORIFT["LLM"],
-                "BASE_URL": fake_llm.base_url,
-                "MODEL": "fake-model",
-                "TIMEOUT_S": 2,
-                "MAX_RETRIES": 0,
-            },
-            "AGENTS": {**settings.REPORIFT["AGENTS"], **agents},
-        }
-        get_llm_client.cache_clear()
+        use_fake_llm(settings, fake_llm, **agents)
 
     yield configure
     get_llm_client.cache_clear()

@@ -9,24 +9,14 @@ import pytest
 from django.test import Client
 
 from agents.llm import get_llm_client
-from tests.agents.conftest import Reply, fake_llm  # noqa: F401  (a fixture)
+from tests.agents.conftest import Reply, fake_llm, use_fake_llm  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def slow_llm(settings, fake_llm):  # noqa: F811
-    settings.REPORIFT = {
-        **settings.REPORIFT,
-        "LLM": {
-            **settings.REPORIFT["LLM"],
-            "BASE_URL": fake_llm.base_url,
-            "MODEL": "paid-model",
-            "TIMEOUT_S": 10,
-            "MAX_RETRIES": 0,
-        },
-        "AGENTS": {**settings.REPORIFT["AGENTS"], "AUGMENTER": "prompt"},
-    }
+    use_fake_llm(settings, fake_llm, model="paid-model", timeout_s=10, AUGMENTER="prompt")
     fake_llm.answer(
         Reply("Code that retries an HTTP call.", delay_s=0.6),
         Reply("```python\ndef retry(send):\n    return send()\n```", delay_s=0.6),

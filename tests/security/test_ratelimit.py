@@ -11,7 +11,7 @@ from django.test import Client
 from agents.llm import get_llm_client
 from agents.models import LLMCall
 from search.ratelimit import client_address
-from tests.agents.conftest import fake_llm  # noqa: F401  (a fixture)
+from tests.agents.conftest import fake_llm, use_fake_llm  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -30,17 +30,7 @@ def limits(settings, **values):
 @pytest.fixture
 def paid_llm(settings, fake_llm):  # noqa: F811
     """Full mode against an OpenAI-compatible endpoint with every stage on."""
-    settings.REPORIFT = {
-        **settings.REPORIFT,
-        "LLM": {
-            **settings.REPORIFT["LLM"],
-            "BASE_URL": fake_llm.base_url,
-            "MODEL": "paid-model",
-            "TIMEOUT_S": 5,
-            "MAX_RETRIES": 0,
-        },
-        "AGENTS": {**settings.REPORIFT["AGENTS"], "AUGMENTER": "prompt"},
-    }
+    use_fake_llm(settings, fake_llm, model="paid-model", timeout_s=5, AUGMENTER="prompt")
     fake_llm.answer(
         "Code that retries.", "```python\ndef retry():\n    pass\n```", '{"ranking": []}'
     )
