@@ -70,12 +70,14 @@ def load_ranker(model_path: Path) -> LearnedRanker:
     return LearnedRanker(booster, manifest)
 
 
-_loaded: dict[str, LearnedRanker] = {}
+_loaded: dict[str, LearnedRanker | RankerUnavailable] = {}
 _lock = threading.Lock()
 
 
 def get_ranker() -> LearnedRanker:
-    """The configured ranker, loaded and checked once per process (per path)."""
+    """The configured ranker, loaded and checked once per process (per path). A refusal is
+    remembered too: re-reading and re-hashing a bad file on every search would cost each query
+    the same I/O for the same answer (replacing the file needs a restart either way)."""
     from django.conf import settings
 
     configured = settings.REPORIFT["SEARCH"]["RANKER"]
@@ -83,5 +85,11 @@ def get_ranker() -> LearnedRanker:
         raise RankerUnavailable("the learned ranker is turned off (REPORIFT_RANKER)")
     with _lock:
         if configured not in _loaded:
-            _loaded[configured] = load_ranker(Path(configured))
-        return _loaded[configured]
+            try:
+                _loaded[configured] = load_ranker(Path(configured))
+            except RankerUnavailable as exc:
+                _loaded[configured] = exc
+        loaded = _loaded[configured]
+    if isinstance(loaded, RankerUnavailable):
+        raise RankerUnavailable(str(loaded))
+    return loaded
