@@ -28,6 +28,7 @@ from indexing.pipeline import bump_run
 from indexing.store import VectorRecord, get_vector_store
 from indexing.unit_text import field_texts
 from indexing.vector_cache import embed_cached
+from reporift.memory import release_free_heap
 
 logger = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
@@ -66,6 +67,7 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
             pending = pending[batch_size:]
     if pending:
         _embed(pending, embedder, store, paths_are_words, run, chunk)
+    release_free_heap()
     return _finish(chunk)
 
 

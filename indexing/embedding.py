@@ -115,6 +115,11 @@ class OnnxMiniLMEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()
         self.batch_size = batch_size
+        # onnxruntime keeps its arena at the size of the largest batch it has seen; after each
+        # call's last batch it gives back what is free, so a worker between chunks (or a web
+        # process between queries) holds about 90 MB less for a cost too small to measure.
+        self._shrink_arena = onnxruntime.RunOptions()
+        self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.
         self._lock = threading.Lock()
 
@@ -139,9 +144,11 @@ class OnnxMiniLMEmbedder:
                 n = len(encodings[i].ids)
                 ids[row, :n] = encodings[i].ids
                 mask[row, :n] = 1
+            last = start + self.batch_size >= len(order)
             (hidden,) = self._session.run(
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+                run_options=self._shrink_arena if last else None,
             )
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

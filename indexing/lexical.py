@@ -25,6 +25,7 @@ import bm25s
 import numpy as np
 from django.conf import settings
 
+from indexing.bm25_build import build_bm25
 from indexing.unit_text import identifier_words
 
 logger = logging.getLogger(__name__)
@@ -150,19 +151,10 @@ class LexicalIndex:
 
 
 def bm25_index(ids: Sequence[int], corpus: Iterable[list[str]]) -> LexicalIndex:
-    """An index over `corpus` (one token list per id), read once as it streams in: each
-    document is kept as an array of token ids, not as strings, so that the memory of a build
-    is about 4 bytes per token (a 200,000-unit repository has some 16 million)."""
-    vocab: dict[str, int] = {}
-    documents = [
-        np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int32)
-        for tokens in corpus
-    ]
-    retriever = bm25s.BM25()
-    indexed = bool(vocab)
-    if indexed:
-        retriever.index((documents, vocab), show_progress=False)
-    return LexicalIndex(np.array(ids, dtype=np.int64), retriever, indexed)
+    """An index over `corpus` (one token list per id), read once as it streams in, in bounded
+    memory (`indexing.bm25_build`)."""
+    retriever, _ = build_bm25(corpus)
+    return LexicalIndex(np.array(ids, dtype=np.int64), retriever, bool(retriever.vocab_dict))
 
 
 class Generation(Protocol):

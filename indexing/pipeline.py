@@ -32,6 +32,7 @@ from indexing.generations import collect_garbage, delete_file_versions
 from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
 from indexing.sources import Source, iter_python_files
+from reporift.memory import release_free_heap
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[IndexRun], None]
@@ -150,6 +151,7 @@ def publish_run(*, run: IndexRun) -> None:
     """Step 3: once every chunk is done, make the run's generation the one searches read."""
     repository = run.repository
     lexical_index_for_run(run)  # built before the switch: the first query after it is fast
+    release_free_heap()  # the build's temporaries
     previous = repository.active_run
     parse_warnings = [
         f"{path}: {warning}"
