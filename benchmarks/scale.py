@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -108,7 +107,7 @@ def measure_one(tree: Path, queries: int) -> dict:
     run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
     index_s = time.perf_counter() - start
     assert run.status == "succeeded", run.error
-    index_peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    index_peak_mib = _status_mib("VmHWM")
     search(repository=repository, query="warm up", k=10)
     times, stages = [], {}
     for i in range(queries):
@@ -121,7 +120,7 @@ def measure_one(tree: Path, queries: int) -> dict:
         "units": run.units_total,
         "index_s": round(index_s, 1),
         "units_per_s": round(run.units_total / index_s, 1),
-        "index_peak_rss_mib": round(index_peak_mib),
+        "index_peak_rss_mib": index_peak_mib,
         "before_publish_mib": before_publish,
         "disk_mib": {
             "sql": round(sum(p.stat().st_size for p in data.glob("db.sqlite3*")) / 2**20, 1),

@@ -61,9 +61,9 @@ class _Postings:
         return terms, counts
 
 
-def build_bm25(corpus: Iterable[list[str]]) -> tuple[bm25s.BM25, int]:
-    """The index over `corpus` (one token list per document, read once) and its number of
-    documents. A corpus without a single token gives an index with an empty vocabulary."""
+def build_bm25(corpus: Iterable[list[str]]) -> bm25s.BM25:
+    """The index over `corpus` (one token list per document, read once). A corpus without a
+    single token gives an index with an empty vocabulary."""
     retriever = bm25s.BM25()
     vocab: dict[str, int] = {}
     postings = _Postings()
@@ -72,24 +72,22 @@ def build_bm25(corpus: Iterable[list[str]]) -> tuple[bm25s.BM25, int]:
             (vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int32, count=len(tokens)
         )
         postings.add(ids)
-    n_docs = len(postings.lengths)
     if vocab:
-        retriever.scores = _score_matrix(retriever, postings, n_docs, len(vocab))
-        # As `index()` does: an empty token with an empty column, so no query id is out of range.
-        vocab[""] = len(vocab)
-        retriever.scores["indptr"] = np.append(
-            retriever.scores["indptr"], retriever.scores["indptr"][-1]
-        )
+        # As `index()` does: an empty token, whose column stays empty, so no query id is out
+        # of range.
+        vocab.setdefault("", len(vocab))
+        retriever.scores = _score_matrix(retriever, postings, len(vocab))
     retriever.vocab_dict = vocab
     retriever.unique_token_ids_set = set(vocab.values())
     retriever.nonoccurrence_array = None
-    return retriever, n_docs
+    return retriever
 
 
-def _score_matrix(retriever: bm25s.BM25, postings: _Postings, n_docs: int, n_vocab: int) -> dict:
+def _score_matrix(retriever: bm25s.BM25, postings: _Postings, n_vocab: int) -> dict:
     if retriever.method in retriever.methods_requiring_nonoccurrence:
         raise ValueError(f"bm25 method {retriever.method!r} is not supported by build_bm25")
     lengths = np.asarray(postings.lengths, dtype=np.float64)
+    n_docs = len(lengths)
     rows = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(np.asarray(postings.distinct, dtype=np.int64), out=rows[1:])
     postings.lengths = postings.distinct = []

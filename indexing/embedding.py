@@ -117,7 +117,9 @@ class OnnxMiniLMEmbedder:
         self.batch_size = batch_size
         # onnxruntime keeps its arena at the size of the largest batch it has seen; after each
         # call's last batch it gives back what is free, so a worker between chunks (or a web
-        # process between queries) holds about 90 MB less for a cost too small to measure.
+        # process between queries) holds about 75 MiB less. Indexing took the same time with
+        # it; the price is a higher peak on small trees, as the arena grows back in each call
+        # (docs/BENCHMARKS.md, "Reading the cost figures").
         self._shrink_arena = onnxruntime.RunOptions()
         self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.

@@ -153,7 +153,7 @@ class LexicalIndex:
 def bm25_index(ids: Sequence[int], corpus: Iterable[list[str]]) -> LexicalIndex:
     """An index over `corpus` (one token list per id), read once as it streams in, in bounded
     memory (`indexing.bm25_build`)."""
-    retriever, _ = build_bm25(corpus)
+    retriever = build_bm25(corpus)
     return LexicalIndex(np.array(ids, dtype=np.int64), retriever, bool(retriever.vocab_dict))
 
 

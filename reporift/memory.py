@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import logging
 from functools import cache
-
-logger = logging.getLogger(__name__)
 
 
 @cache

@@ -20,8 +20,8 @@ def test_scores_match_bm25s_own_index(documents):
     corpus = _corpus(documents)
     reference = bm25s.BM25()
     reference.index(corpus, show_progress=False)
-    built, n_docs = build_bm25(iter(corpus))
-    assert n_docs == documents
+    built = build_bm25(iter(corpus))
+    assert built.scores["num_docs"] == documents
     assert built.vocab_dict.keys() == reference.vocab_dict.keys()
     compared = 0
     for query in (["w0"], ["w1", "w5", "w250"], ["w3", "w3", "w42"], ["w299", "unknown"]):
@@ -37,7 +37,7 @@ def test_scores_match_bm25s_own_index(documents):
 
 def test_round_trip_through_bm25s_save_and_load(tmp_path):
     corpus = _corpus(300)
-    built, _ = build_bm25(iter(corpus))
+    built = build_bm25(iter(corpus))
     built.save(str(tmp_path))
     loaded = bm25s.BM25.load(str(tmp_path))
     query = [built.vocab_dict["w2"], built.vocab_dict["w17"]]
@@ -45,6 +45,5 @@ def test_round_trip_through_bm25s_save_and_load(tmp_path):
 
 
 def test_a_corpus_without_tokens_has_an_empty_vocabulary():
-    built, n_docs = build_bm25(iter([[], []]))
-    assert n_docs == 2
+    built = build_bm25(iter([[], []]))
     assert built.vocab_dict == {}
