@@ -3,6 +3,7 @@
     python -m benchmarks.lab embed --sets dev cosqa --fields code header --variant fp32
     python -m benchmarks.lab fields --sets dev cosqa --out docs/eval/lab-fields.json
     python -m benchmarks.lab embedders --sets dev cosqa --out docs/eval/lab-embedders.json
+    python -m benchmarks.lab queries --sets dev cosqa --out docs/eval/lab-queries.json
 
 `--packages` is where `python -m benchmarks.package_benchmark` wrote train.jsonl and dev.jsonl;
 `--cosqa` the CoSQA retrieval file (e.g. $COSQA/cosqa-retrieval-dev-500.json; where to get
@@ -20,7 +21,9 @@ from benchmarks.lab import data
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="RepoRift ranking lab")
-    parser.add_argument("command", choices=("embed", "fields", "embedders", "ranker", "variants"))
+    parser.add_argument(
+        "command", choices=("embed", "fields", "embedders", "ranker", "variants", "queries")
+    )
     parser.add_argument("--sets", nargs="+", default=["dev", "cosqa"])
     parser.add_argument("--fields", nargs="+", default=["code", "header"])
     parser.add_argument("--variant", default="fp32")

@@ -151,6 +151,11 @@ def run(args) -> None:
             rows = report(ranks, BASELINE)
         elif args.command == "embedders":
             rows = compare_embedders(lab_set)
+        elif args.command == "queries":
+            from benchmarks.lab.query_lab import query_experiment
+
+            embedder = data.embedder_for(args.variant, args.max_tokens)
+            rows = query_experiment(lab_set, embedder)
         else:
             from benchmarks.lab.ranker_lab import ranker_experiment
 
