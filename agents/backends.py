@@ -42,5 +42,9 @@ def get_reranker() -> Reranker:
         "candidate_chars": choices["RERANK_CHARS"],
     }
     if choices["RERANKER"] == "pointwise":
-        return PointwiseReranker(**common, budget_s=choices["RERANK_BUDGET_S"])
+        return PointwiseReranker(
+            **common,
+            budget_s=choices["RERANK_BUDGET_S"],
+            blend=choices["RERANK_BLEND"],
+        )
     return LLMReranker(**common)

@@ -8,8 +8,12 @@
   cuts it short (candidates not judged in time keep their places).
 
 Either order is blended with the retrieval order: final = (1 - w) * retrieval + w * LLM, both as
-reciprocal ranks, with `w` set per model by measurement. Garbage, timeouts and refusals leave the
-retrieval order as it was: a candidate is never lost.
+reciprocal ranks, with `w` set per model by measurement. The pointwise reranker can instead blend
+scores (`blend="scores"`): the retrieval score, standardised over the judged candidates (its
+scale is arbitrary), and the judgement's log-odds as they are (their scale is the model's own),
+so a confident judgement moves a candidate by its margin and a hesitant one barely at all (a
+rank blend treats 0.51 against 0.49 like 0.99 against 0.01).
+Garbage, timeouts and refusals leave the retrieval order as it was: a candidate is never lost.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ _ID = re.compile(r"\bc(\d+)\b")
 class Candidate:
     key: object  # the caller's id, returned as is
     text: str  # what the LLM sees: signature, docstring, code
+    score: float | None = None  # the retrieval score (higher is better), where there is one
 
 
 @dataclass
@@ -172,6 +177,25 @@ def yes_probability(first_token_logprobs: dict[str, float]) -> float | None:
     return yes / (yes + no)
 
 
+def log_odds(probability: float) -> float:
+    p = min(max(probability, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _standardised(values: Sequence[float]) -> list[float]:
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    return [(v - mean) / spread if spread > 0 else 0.0 for v in values]
+
+
+def blend_scores(retrieval: Sequence[float], judged: Sequence[float], weight: float) -> list[int]:
+    """Indexes best first by (1 - w) * standardised retrieval score + w * log-odds of P(yes);
+    ties keep the retrieval order."""
+    r = _standardised(retrieval)
+    combined = [(1 - weight) * a + weight * log_odds(p) for a, p in zip(r, judged, strict=True)]
+    return sorted(range(len(combined)), key=lambda i: (-combined[i], i))
+
+
 class PointwiseReranker:
     def __init__(
         self,
@@ -181,12 +205,16 @@ class PointwiseReranker:
         max_candidates: int = 10,
         candidate_chars: int = MAX_CANDIDATE_CHARS,
         budget_s: float = 20.0,
+        blend: str = "ranks",
     ) -> None:
+        if blend not in ("ranks", "scores"):
+            raise ValueError(f"blend is 'ranks' or 'scores', not {blend!r}")
         self.client = client
         self.weight = weight
         self.max_candidates = max_candidates
         self.candidate_chars = candidate_chars
         self.budget_s = budget_s
+        self.blend = blend
 
     def judge(self, query: str, text: str) -> float | None:
         answer = self.client.complete(
@@ -223,7 +251,11 @@ class PointwiseReranker:
         # The judged candidates are re-ordered among the places they held; the rest stay put.
         judged = sorted(scores)
         llm_order = sorted(range(len(judged)), key=lambda j: (-scores[judged[j]], j))
-        blended = blend(len(judged), llm_order, self.weight)
+        retrieval = [candidates[i].score for i in judged]
+        if self.blend == "scores" and None not in retrieval:
+            blended = blend_scores(retrieval, [scores[i] for i in judged], self.weight)
+        else:
+            blended = blend(len(judged), llm_order, self.weight)
         order = list(range(len(candidates)))
         for place, j in zip(judged, blended, strict=True):
             order[place] = judged[j]

@@ -31,17 +31,27 @@ CONFIGS = {
     "pointwise-0.3": (
         "+ pointwise rerank, weight 0.3",
         (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.3},
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.3, "RERANK_BLEND": "ranks"},
     ),
     "pointwise-0.5": (
         "+ pointwise rerank, weight 0.5",
         (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.5},
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.5, "RERANK_BLEND": "ranks"},
     ),
     "pointwise-1.0": (
         "+ pointwise rerank, weight 1 (LLM order only)",
         (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 1.0},
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 1.0, "RERANK_BLEND": "ranks"},
+    ),
+    "scores-0.3": (
+        "+ pointwise rerank, score blend 0.3",
+        (*FAST, "rerank"),
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.3, "RERANK_BLEND": "scores"},
+    ),
+    "scores-0.5": (
+        "+ pointwise rerank, score blend 0.5",
+        (*FAST, "rerank"),
+        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.5, "RERANK_BLEND": "scores"},
     ),
     "listwise-0.5": (
         "+ listwise rerank, weight 0.5",
@@ -53,7 +63,12 @@ CONFIGS = {
     "all": (
         "all: S2 + S5 + pointwise rerank 0.5",
         (*FAST, "S2", "S5", "rerank"),
-        {"CODEGEN": "short", "RERANKER": "pointwise", "RERANK_WEIGHT": 0.5},
+        {
+            "CODEGEN": "short",
+            "RERANKER": "pointwise",
+            "RERANK_WEIGHT": 0.5,
+            "RERANK_BLEND": "ranks",
+        },
     ),
 }
 DEFAULT_CONFIGS = (
@@ -98,6 +113,9 @@ def main() -> None:
     parser.add_argument("--cosqa-queries", type=int, default=100)
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
     parser.add_argument("--data-dir", default="var/benchmarks/lab/data")
+    parser.add_argument(
+        "--tag", default="", help="suffix for the report's name: a second run beside the first"
+    )
     args = parser.parse_args()
     from benchmarks.common import setup_django
 
@@ -119,16 +137,20 @@ def main() -> None:
     if args.cosqa:
         datasets["CoSQA dev"] = sample(load_dataset(args.cosqa, "cosqa"), None, args.cosqa_queries)
     names = args.configs.split(",")
+    # Every configuration starts from the settings as loaded: overrides never carry over to the
+    # next one (a blend mode left behind would change what a later row measures).
+    loaded = settings.REPORIFT
     sections, all_reports = [], {}
     for title, dataset in datasets.items():
         repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
         reports = {}
         for name in names:
             label, stages, overrides = CONFIGS[name]
-            agents = settings.REPORIFT["AGENTS"]
+            settings.REPORIFT = loaded
+            agents = loaded["AGENTS"]
             base = model_settings(model)
             settings.REPORIFT = {
-                **settings.REPORIFT,
+                **loaded,
                 "AGENTS": {
                     **agents,
                     "AUGMENTER": "prompt",
@@ -147,7 +169,7 @@ def main() -> None:
         rows = paired_rows(reports, baseline=CONFIGS["fast"][0], reference=CONFIGS["fast"][0])
         all_reports[title] = reports
         sections.append(section(title, dataset, rows, reports))
-    slug = "".join(c if c.isalnum() else "-" for c in model)
+    slug = "".join(c if c.isalnum() else "-" for c in model) + (f"-{args.tag}" if args.tag else "")
     out = ROOT / "docs" / "eval" / f"llm-stages-{slug}.json"
     out.write_text(
         json.dumps(
@@ -174,11 +196,12 @@ def main() -> None:
         f"llm-stages-{slug}",
         "\n".join(
             [
-                f"## Do the LLM stages help? ({model})",
+                f"## Do the LLM stages help? ({model}{f', {args.tag}' if args.tag else ''})",
                 "",
                 f"Machine: {machine_line()}. Command: `python -m benchmarks.llm_stages --cosqa "
                 f"$COSQA/cosqa-retrieval-dev-500.json --per-package {args.per_package} "
-                f"--cosqa-queries {args.cosqa_queries}` with `{model}` served"
+                f"--cosqa-queries {args.cosqa_queries} --configs {args.configs}"
+                f"{f' --tag {args.tag}' if args.tag else ''}` with `{model}` served"
                 f"{' by the embedded server' if not settings.REPORIFT['LLM']['BASE_URL'] else ''}."
                 f" Per-query reports: `docs/eval/{out.name}`. Δ columns: paired difference from "
                 "fast mode on the same queries, with its 95% bootstrap interval.",

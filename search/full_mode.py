@@ -146,7 +146,8 @@ def rerank(
     if len(results) < 2:
         return results
     candidates = [
-        Candidate(key=index, text=_candidate_text(result)) for index, result in enumerate(results)
+        Candidate(key=index, text=_candidate_text(result), score=result.score)
+        for index, result in enumerate(results)
     ]
     outcome = get_reranker().rerank(query, candidates)
     response.timings_ms["rerank"] = round(outcome.latency_ms, 2)

@@ -77,6 +77,38 @@ def test_garbage_rerank_keeps_candidates(shop, fake_llm, llm_settings):
     assert len(response.results) == 7  # every unit of the sample repository is still there
 
 
+@pytest.mark.parametrize("blend", ["scores", "ranks"])
+def test_pointwise_judgements_meet_the_retrieval_scores(
+    shop, fake_llm, llm_settings, settings, blend
+):
+    """The judge is sure of one candidate only, fast mode's fifth. Blended by scores, its
+    confidence carries it to first place (the retrieval scores reach the reranker); blended by
+    ranks at the same weight, it climbs but the first place holds."""
+    judged = {"STAGES": ["rerank"], "RERANKER": "pointwise", "RERANK_CANDIDATES": 5}
+    per_model = settings.REPORIFT["AGENTS"]["PER_MODEL"]
+    llm_settings(
+        PER_MODEL={
+            **per_model,
+            "fake-model": {**judged, "RERANK_BLEND": blend, "RERANK_WEIGHT": 0.5},
+        },
+    )
+    fast = search(repository=shop, query="retry failed http calls", mode="fast", k=5)
+    fifth = fast.results[4].unit
+    marker = f"{fifth.kind} {fifth.qualname} in {fifth.path}\n"
+    fake_llm.answer_with(
+        lambda body: Reply("Yes" if marker in body["messages"][-1]["content"] else "No")
+    )
+    full = search(repository=shop, query="retry failed http calls", mode="full", k=5)
+    assert full.mode_used == "full", full.notices
+    assert len(fake_llm.requests) == 5
+    assert {r.unit.pk for r in full.results} == {r.unit.pk for r in fast.results}
+    if blend == "scores":
+        assert full.results[0].unit.pk == fifth.pk
+    else:
+        assert full.results[0].unit.pk == fast.results[0].unit.pk
+        assert [r.unit.pk for r in full.results].index(fifth.pk) < 4
+
+
 def test_stages_off_for_a_model_are_skipped(shop, fake_llm, llm_settings, settings):
     llm_settings(AUGMENTER="prompt", PER_MODEL={"default": {"STAGES": [], "RERANK_WEIGHT": 0}})
     response = search(repository=shop, query="retry failed http calls", mode="full", k=3)

@@ -1,6 +1,17 @@
+import math
+
 import pytest
 
-from agents.rerank import Candidate, LLMReranker, blend, complete_order, parse_ranking
+from agents.rerank import (
+    Candidate,
+    LLMReranker,
+    PointwiseReranker,
+    blend,
+    blend_scores,
+    complete_order,
+    log_odds,
+    parse_ranking,
+)
 from tests.agents.conftest import Reply
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +52,46 @@ def test_blend_weights():
     assert blend(4, [3, 2, 1, 0], weight=0.5) == [0, 3, 1, 2]
     # A quarter LLM: its first choice climbs one place only.
     assert blend(4, [3, 2, 1, 0], weight=0.25) == [0, 1, 3, 2]
+
+
+def test_blend_scores_moves_by_margin_not_by_rank():
+    retrieval = [3.0, 2.9, 1.0, 0.0]
+    # A confident judgement for the close second overtakes the first ...
+    assert blend_scores(retrieval, [0.2, 0.95, 0.5, 0.5], weight=0.5)[:2] == [1, 0]
+    # ... a hesitant one does not, though it ranks the second first all the same.
+    assert blend_scores(retrieval, [0.49, 0.51, 0.5, 0.5], weight=0.3)[:2] == [0, 1]
+    # Weight 0 is the retrieval order; weight 1 the judgement's, ties in retrieval order.
+    assert blend_scores(retrieval, [0.1, 0.2, 0.9, 0.9], weight=0.0) == [0, 1, 2, 3]
+    assert blend_scores(retrieval, [0.1, 0.2, 0.9, 0.9], weight=1.0) == [2, 3, 1, 0]
+
+
+def test_log_odds_is_finite_at_the_ends():
+    assert log_odds(0.5) == 0.0
+    assert math.isfinite(log_odds(0.0)) and math.isfinite(log_odds(1.0))
+    assert log_odds(1.0) == pytest.approx(-log_odds(0.0))
+
+
+def test_pointwise_score_blend_through_fake_llm(fake_client, fake_llm):
+    """Judged by P(yes): f2 is sure (yes at -0.05), the rest are sure of no. With scores the
+    close retrieval race between k0 and k1 does not matter: k2 wins on its margin."""
+    fake_llm.answer_with(
+        lambda body: Reply("Yes" if "def f2()" in body["messages"][-1]["content"] else "No")
+    )
+    scored = [
+        Candidate(key=f"k{i}", text=f"def f{i}(): pass", score=s)
+        for i, s in enumerate([1.0, 0.99, 0.5, 0.0])
+    ]
+    reranker = PointwiseReranker(client=fake_client, weight=0.5, blend="scores")
+    result = reranker.rerank("f2", scored)
+    assert result.order == ["k2", "k0", "k1", "k3"]
+    # Without retrieval scores it falls back to the rank blend, where k2 climbs one place only.
+    plain = PointwiseReranker(client=fake_client, weight=0.5, blend="scores")
+    assert plain.rerank("f2", candidates(4)).order == ["k0", "k2", "k1", "k3"]
+
+
+def test_pointwise_refuses_an_unknown_blend(fake_client):
+    with pytest.raises(ValueError):
+        PointwiseReranker(client=fake_client, weight=0.5, blend="average")
 
 
 def test_rerank_through_fake_llm(fake_client, fake_llm):
