@@ -26,9 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 from agents.errors import LLMError
 from agents.llm import LLMClient
 from agents.prompts import RERANK, RERANK_POINTWISE, code_block, data_block
+from reporift.standardise import zscore
 
 MAX_CANDIDATE_CHARS = 600
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)
@@ -182,17 +185,12 @@ def log_odds(probability: float) -> float:
     return math.log(p / (1 - p))
 
 
-def _standardised(values: Sequence[float]) -> list[float]:
-    mean = sum(values) / len(values)
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
-    return [(v - mean) / spread if spread > 0 else 0.0 for v in values]
-
-
 def blend_scores(retrieval: Sequence[float], judged: Sequence[float], weight: float) -> list[int]:
     """Indexes best first by (1 - w) * standardised retrieval score + w * log-odds of P(yes);
     ties keep the retrieval order."""
-    r = _standardised(retrieval)
-    combined = [(1 - weight) * a + weight * log_odds(p) for a, p in zip(r, judged, strict=True)]
+    combined = (1 - weight) * zscore(np.asarray(retrieval, dtype=float)) + weight * np.array(
+        [log_odds(p) for p in judged]
+    )
     return sorted(range(len(combined)), key=lambda i: (-combined[i], i))
 
 
@@ -252,6 +250,7 @@ class PointwiseReranker:
         judged = sorted(scores)
         llm_order = sorted(range(len(judged)), key=lambda j: (-scores[judged[j]], j))
         retrieval = [candidates[i].score for i in judged]
+        # Without retrieval scores (a caller that has none) the rank blend is all there is.
         if self.blend == "scores" and None not in retrieval:
             blended = blend_scores(retrieval, [scores[i] for i in judged], self.weight)
         else:

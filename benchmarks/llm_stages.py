@@ -25,50 +25,33 @@ from pathlib import Path
 from benchmarks.common import ROOT, machine_line, write_section
 
 FAST = ("S1", "S6", "S4", "ranker")
-# name -> (label, stages, per-model overrides)
+
+
+def _rerank(reranker: str, weight: float, blend: str = "ranks") -> dict:
+    """A reranker's overrides; every row names its blend, so none inherits it from the model's
+    settings."""
+    return {"RERANKER": reranker, "RERANK_WEIGHT": weight, "RERANK_BLEND": blend}
+
+
+def _reranked(label: str, reranker: str, weight: float, blend: str = "ranks") -> tuple:
+    return (label, (*FAST, "rerank"), _rerank(reranker, weight, blend))
+
+
+# name -> (label, stages, per-model overrides). The labels key the committed reports.
 CONFIGS = {
     "fast": ("fast: learned ranker, no LLM", FAST, {}),
-    "pointwise-0.3": (
-        "+ pointwise rerank, weight 0.3",
-        (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.3, "RERANK_BLEND": "ranks"},
-    ),
-    "pointwise-0.5": (
-        "+ pointwise rerank, weight 0.5",
-        (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.5, "RERANK_BLEND": "ranks"},
-    ),
-    "pointwise-1.0": (
-        "+ pointwise rerank, weight 1 (LLM order only)",
-        (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 1.0, "RERANK_BLEND": "ranks"},
-    ),
-    "scores-0.3": (
-        "+ pointwise rerank, score blend 0.3",
-        (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.3, "RERANK_BLEND": "scores"},
-    ),
-    "scores-0.5": (
-        "+ pointwise rerank, score blend 0.5",
-        (*FAST, "rerank"),
-        {"RERANKER": "pointwise", "RERANK_WEIGHT": 0.5, "RERANK_BLEND": "scores"},
-    ),
-    "listwise-0.5": (
-        "+ listwise rerank, weight 0.5",
-        (*FAST, "rerank"),
-        {"RERANKER": "listwise", "RERANK_WEIGHT": 0.5},
-    ),
+    "pointwise-0.3": _reranked("+ pointwise rerank, weight 0.3", "pointwise", 0.3),
+    "pointwise-0.5": _reranked("+ pointwise rerank, weight 0.5", "pointwise", 0.5),
+    "pointwise-1.0": _reranked("+ pointwise rerank, weight 1 (LLM order only)", "pointwise", 1.0),
+    "scores-0.3": _reranked("+ pointwise rerank, score blend 0.3", "pointwise", 0.3, "scores"),
+    "scores-0.5": _reranked("+ pointwise rerank, score blend 0.5", "pointwise", 0.5, "scores"),
+    "listwise-0.5": _reranked("+ listwise rerank, weight 0.5", "listwise", 0.5),
     "hyde": ("+ S2: one short generated function (HyDE)", (*FAST, "S2"), {"CODEGEN": "short"}),
     "augment": ("+ S5: augmented query (one completion)", (*FAST, "S5"), {}),
     "all": (
         "all: S2 + S5 + pointwise rerank 0.5",
         (*FAST, "S2", "S5", "rerank"),
-        {
-            "CODEGEN": "short",
-            "RERANKER": "pointwise",
-            "RERANK_WEIGHT": 0.5,
-            "RERANK_BLEND": "ranks",
-        },
+        {**_rerank("pointwise", 0.5), "CODEGEN": "short"},
     ),
 }
 DEFAULT_CONFIGS = (
@@ -140,15 +123,13 @@ def main() -> None:
     # Every configuration starts from the settings as loaded: overrides never carry over to the
     # next one (a blend mode left behind would change what a later row measures).
     loaded = settings.REPORIFT
+    agents, base = loaded["AGENTS"], model_settings(model)
     sections, all_reports = [], {}
     for title, dataset in datasets.items():
         repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
         reports = {}
         for name in names:
             label, stages, overrides = CONFIGS[name]
-            settings.REPORIFT = loaded
-            agents = loaded["AGENTS"]
-            base = model_settings(model)
             settings.REPORIFT = {
                 **loaded,
                 "AGENTS": {

@@ -7,6 +7,7 @@ from typing import Protocol
 import numpy as np
 
 from indexing.models import CodeUnit
+from reporift.standardise import zscore
 from search.ranking.features import FEATURES, Candidate, feature_matrix
 from search.ranking.model import LearnedRanker, RankerUnavailable
 
@@ -32,11 +33,6 @@ def candidate_features(
         for i in ids
     ]
     return feature_matrix(query, candidates)
-
-
-def zscore(values: np.ndarray) -> np.ndarray:
-    std = values.std()
-    return (values - values.mean()) / std if std > 0 else np.zeros_like(values)
 
 
 def blended_scores(
