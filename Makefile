@@ -10,7 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= requests
 
 .PHONY: setup run demo browser test test-fast lint bench bench-scale clean lock models-large \
-	train-ranker
+	train-ranker train-embedder
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash; the project itself is installed on
@@ -37,6 +37,16 @@ models-large: $(STAMP)
 train-ranker: setup
 	$(PY) -m benchmarks.package_benchmark
 	$(PY) -m benchmarks.train_ranker
+
+# Rebuild the tuned embedder's delta (indexing/embedders/) from nothing: the training pairs,
+# then contrastive fine-tuning on the CPU. torch and transformers go into the venv for this
+# only (the product runs the merged graph on onnxruntime); COSQA is where
+# cosqa-train-pairs.json lies. Times on the 2-core machine: docs/BENCHMARKS.md.
+COSQA ?= ../shared/data/cosqa
+train-embedder: setup
+	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0 transformers==5.23.0
+	$(PY) -m benchmarks.embedder_data --cosqa $(COSQA)/cosqa-train-pairs.json
+	$(PY) -m benchmarks.train_embedder
 
 setup: $(STAMP)
 	$(PY) manage.py migrate --noinput -v0

@@ -1,16 +1,39 @@
 from django.contrib import admin, messages
 
+from indexing.embedding import serving_embedder
 from indexing.models import CodeUnit, IndexRun, Repository
+from indexing.selectors import indexed_with_another_embedder
 from indexing.services import index_run_start, repository_delete
 
 
 @admin.register(Repository)
 class RepositoryAdmin(admin.ModelAdmin):
-    list_display = ("name", "source_kind", "source", "owner", "is_public", "active_run")
+    list_display = (
+        "name",
+        "source_kind",
+        "source",
+        "owner",
+        "is_public",
+        "active_run",
+        "embedder",
+    )
     list_filter = ("source_kind", "is_public")
     search_fields = ("name", "source")
     raw_id_fields = ("owner", "active_run")
     actions = ("reindex", "delete_with_vectors")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("active_run")
+
+    @admin.display(description="embedder")
+    def embedder(self, repository):
+        """Which model made the serving vectors; a repository of another model than the one
+        serving needs re-indexing (its vector search finds nothing meanwhile)."""
+        model_id, _ = serving_embedder()
+        other = indexed_with_another_embedder(repository=repository, model_id=model_id)
+        if other:
+            return f"NEEDS RE-INDEX: made by {other}"
+        return repository.active_run.embedder_model if repository.active_run else "-"
 
     @admin.action(description="Re-index selected repositories")
     def reindex(self, request, queryset):

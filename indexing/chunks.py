@@ -54,14 +54,17 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
     run = chunk.run
     repository = run.repository
     versions = list(FileVersion.objects.filter(pk__in=chunk.version_ids).order_by("pk"))
-    # A dead worker may have written part of this chunk: it goes, before anything is redone.
-    delete_units(CodeUnit.objects.filter(file_version__in=versions))
+    if not chunk.embed_only:
+        # A dead worker may have written part of this chunk: it goes, before anything is redone.
+        delete_units(CodeUnit.objects.filter(file_version__in=versions))
     embedder, store = get_embedder(), get_vector_store()
     paths_are_words = repository.source_kind != "snippets"
     batch_size = settings.REPORIFT["EMBED_BATCH_UNITS"]
     pending: list[CodeUnit] = []
     for version in versions:
-        pending += _parse(version, repository, run.pk)
+        pending += (
+            _existing(version, run.pk) if chunk.embed_only else _parse(version, repository, run.pk)
+        )
         while len(pending) >= batch_size:
             _embed(pending[:batch_size], embedder, store, paths_are_words, run, chunk)
             pending = pending[batch_size:]
@@ -90,6 +93,14 @@ def _claim(chunk_id: int) -> IndexChunk | ChunkOutcome:
     if chunk.attempts > 1:
         logger.warning("chunk %s of run %s: attempt %d", chunk.number, chunk.run_id, chunk.attempts)
     return chunk
+
+
+def _existing(version: FileVersion, run_id: int) -> list[CodeUnit]:
+    """A carried-over version's units, to be embedded under this run's model (upserts by unit
+    id, so a redelivered chunk writes the same vectors again)."""
+    units = list(CodeUnit.objects.filter(file_version=version).order_by("pk"))
+    bump_run(run_id, units_to_embed=len(units))
+    return units
 
 
 def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:

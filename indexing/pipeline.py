@@ -32,6 +32,7 @@ from indexing.generations import collect_garbage, delete_file_versions
 from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
 from indexing.sources import Source, iter_python_files
+from indexing.store import VectorStoreUnavailable, drop_model_vectors
 from reporift.memory import release_free_heap
 
 logger = logging.getLogger(__name__)
@@ -85,6 +86,12 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         for path, text in collect_document_chunks(fetched.root)
     )
     active = _active_versions(repository)
+    # Vectors belong to the embedder that made them: a generation of another model is carried
+    # over file by file as usual, but every carried unit is embedded again under this one.
+    stale_vectors = (
+        repository.active_run is not None
+        and repository.active_run.embedder_model != embedder.model_id
+    )
     entries = iter_python_files(
         fetched.root, max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"], warnings=warnings
     )
@@ -105,8 +112,11 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
     )
     size = settings.REPORIFT["INDEX_CHUNK_FILES"]
     chunks = IndexChunk.objects.bulk_create(
-        IndexChunk(run=run, number=n, version_ids=new_versions[start : start + size])
-        for n, start in enumerate(range(0, len(new_versions), size))
+        IndexChunk(run=run, number=n, version_ids=ids, embed_only=embed_only)
+        for n, (ids, embed_only) in enumerate(
+            [(new_versions[s : s + size], False) for s in range(0, len(new_versions), size)]
+            + [(reused[s : s + size], True) for s in range(0, len(reused), size) if stale_vectors]
+        )
     )
     save_run(
         run,
@@ -176,6 +186,11 @@ def publish_run(*, run: IndexRun) -> None:
     removed = collect_garbage(repository=repository)
     if previous is not None:
         drop_lexical_index(previous)
+        if previous.embedder_model and previous.embedder_model != run.embedder_model:
+            try:
+                drop_model_vectors(repository_id=repository.pk, model_id=previous.embedder_model)
+            except VectorStoreUnavailable as exc:  # the new generation serves all the same
+                logger.warning("run %s: old model's vectors not dropped: %s", run.pk, exc)
     logger.info(
         "run %s: %d files (%d reused, %d parsed), %d units embedded, %d old versions removed",
         run.pk,

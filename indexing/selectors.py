@@ -22,9 +22,14 @@ def active_units(*, repository: Repository) -> QuerySet[CodeUnit]:
 
 def active_generation(*, repository: Repository) -> IndexRun | None:
     """The run whose generation searches read now (only its id and creation time, which name
-    its cached indexes), in one query; None before the first successful run."""
+    its cached indexes, and the model its vectors belong to), in one query; None before the
+    first successful run."""
     current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
-    return IndexRun.objects.filter(pk=Subquery(current)).only("pk", "created_at").first()
+    return (
+        IndexRun.objects.filter(pk=Subquery(current))
+        .only("pk", "created_at", "embedder_model")
+        .first()
+    )
 
 
 def active_file(*, repository: Repository, path: str) -> FileVersion | None:
@@ -33,6 +38,17 @@ def active_file(*, repository: Repository, path: str) -> FileVersion | None:
     return FileVersion.objects.filter(
         repository=repository, path=path, runs=Subquery(current)
     ).first()
+
+
+def indexed_with_another_embedder(*, repository: Repository, model_id: str) -> str:
+    """The embedder that made the active generation's vectors when it is not `model_id` (the
+    one serving queries now), else "". Such a repository's vector streams find nothing (its
+    vectors live under the other model, and never meet this model's query vectors) until its
+    next run embeds it again."""
+    run = repository.active_run
+    if run is None or not model_id or not run.embedder_model or run.embedder_model == model_id:
+        return ""
+    return run.embedder_model
 
 
 def latest_run(*, repository: Repository) -> IndexRun | None:

@@ -241,7 +241,15 @@ class ChromaVectorStore:
 
     def count(self, *, repository_id: int, field: str = "code") -> int:
         collection = self._collection(repository_id, field, create=False)
-        return 0 if collection is None else collection.count()
+        if collection is None:
+            return 0
+        try:
+            return collection.count()
+        except Exception as exc:
+            self._forget(repository_id, field)  # deleted by another store or process
+            if _is_not_found(exc):
+                return 0
+            raise VectorStoreUnavailable(f"Chroma count failed: {exc}") from exc
 
 
 def _hits(result: dict) -> list[VectorHit]:
@@ -261,3 +269,19 @@ def get_vector_store() -> VectorStore:
     from django.conf import settings
 
     return build_backend(settings.REPORIFT["VECTOR_STORE"])
+
+
+def drop_model_vectors(*, repository_id: int, model_id: str) -> None:
+    """Delete a repository's vectors made by another embedding model than the serving one (its
+    generation was replaced by one of the serving model). Stores that do not keep vectors per
+    model (`model_id` is not one of their options) keep nothing to drop."""
+    from django.conf import settings
+
+    config = settings.REPORIFT["VECTOR_STORE"]
+    try:
+        store = build_backend(
+            {**config, "OPTIONS": {**config.get("OPTIONS", {}), "model_id": model_id}}
+        )
+    except TypeError:
+        return
+    store.delete_repository(repository_id)

@@ -31,12 +31,14 @@ def env_int(name: str, default: int) -> int:
 
 
 DEFAULT_EMBEDDER = "indexing.embedding.OnnxMiniLMEmbedder"
+DEFAULT_EMBEDDER_DELTA = ""
 
 
 def embedder_settings(environ) -> dict:
     """REPORIFT_EMBEDDER names the class; its options come from REPORIFT_EMBEDDER_OPTIONS (JSON),
     e.g. '{"model": "text-embedding-3-small", "dimension": 1536, "base_url": "..."}' for
-    indexing.embedding.OpenAIEmbedder. The default takes REPORIFT_EMBED_THREADS."""
+    indexing.embedding.OpenAIEmbedder. The default takes REPORIFT_EMBED_THREADS and
+    REPORIFT_EMBEDDER_DELTA."""
     cls = environ.get("REPORIFT_EMBEDDER", DEFAULT_EMBEDDER)
     raw = environ.get("REPORIFT_EMBEDDER_OPTIONS", "")
     if raw:
@@ -45,7 +47,12 @@ def embedder_settings(environ) -> dict:
         except json.JSONDecodeError as exc:
             raise ImproperlyConfigured(f"REPORIFT_EMBEDDER_OPTIONS is not JSON: {exc}") from exc
     elif cls == DEFAULT_EMBEDDER:
-        options = {"threads": int(environ.get("REPORIFT_EMBED_THREADS") or 0)}
+        options = {
+            "threads": int(environ.get("REPORIFT_EMBED_THREADS") or 0),
+            # The tuned delta committed with RepoRift (indexing/embedders/); "" serves the base
+            # all-MiniLM-L6-v2, a path serves another manifest.
+            "delta": environ.get("REPORIFT_EMBEDDER_DELTA", DEFAULT_EMBEDDER_DELTA),
+        }
     else:
         options = {}
     return {"CLASS": cls, "OPTIONS": options}

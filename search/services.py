@@ -115,6 +115,14 @@ def search(
         repository=repository, generation=generation, filters=filters or SearchFilters(), k=k
     )
 
+    other_model = generation.embedder_model
+    if other_model and other_model != retriever.ctx.embedder.model_id:
+        # Its vectors live under the other model's collections: the vector streams find
+        # nothing rather than compare this model's query vector with another model's vectors.
+        response.notices.append(
+            f"this repository was indexed with another embedder ({other_model}); until it is "
+            "re-indexed only the lexical stream finds its code"
+        )
     results: list[S.StreamResult] = []
     if "S1" in wanted:
         results.append(retriever.code_stream(query))

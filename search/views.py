@@ -7,10 +7,12 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from indexing.embedding import serving_embedder
 from indexing.models import Repository
 from indexing.selectors import (
     RepositoryRefused,
     can_manage,
+    indexed_with_another_embedder,
     latest_run,
     repositories_visible_to,
     repository_for_management,
@@ -29,18 +31,24 @@ logger = logging.getLogger(__name__)
 
 
 def home(request):
+    model_id, embedder_notice = serving_embedder()
     repositories = [
         {
             "repository": r,
             "latest_run": run,
             "can_manage": can_manage(user=request.user, repository=r),
+            "stale_embedder": indexed_with_another_embedder(repository=r, model_id=model_id),
         }
         for r, run in with_latest_runs(repositories_visible_to(request.user))
     ]
     return render(
         request,
         "search/home.html",
-        {"repositories": repositories, "form": SearchForm(user=request.user)},
+        {
+            "repositories": repositories,
+            "form": SearchForm(user=request.user),
+            "embedder_notice": embedder_notice,
+        },
     )
 
 

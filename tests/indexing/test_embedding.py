@@ -117,12 +117,14 @@ def test_embedder_chosen_from_the_environment():
 
     from indexing.embedding import OpenAIEmbedder
     from reporift.backends import build_backend
-    from reporift.settings import embedder_settings
+    from reporift.settings import DEFAULT_EMBEDDER_DELTA, embedder_settings
 
     assert embedder_settings({"REPORIFT_EMBED_THREADS": "2"}) == {
         "CLASS": "indexing.embedding.OnnxMiniLMEmbedder",
-        "OPTIONS": {"threads": 2},
+        "OPTIONS": {"threads": 2, "delta": DEFAULT_EMBEDDER_DELTA},
     }
+    base = embedder_settings({"REPORIFT_EMBEDDER_DELTA": ""})
+    assert base["OPTIONS"]["delta"] == ""
     config = embedder_settings(
         {
             "REPORIFT_EMBEDDER": "indexing.embedding.OpenAIEmbedder",

@@ -1,3 +1,4 @@
+import contextlib
 from datetime import timedelta
 
 import pytest
@@ -221,3 +222,63 @@ def test_archive_repository(tmp_path, sample_repo):
     run = index_now(repository)
     assert run.status == IndexRun.Status.SUCCEEDED, run.error
     assert active_units(repository=repository).filter(path="shop/payments.py").count() == 4
+
+
+@contextlib.contextmanager
+def serving_tuned_embedder(settings):
+    """The shipped tuned embedder serving instead of the base one, as after an upgrade."""
+    from indexing.embedder_delta import SHIPPED
+
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "EMBEDDER": {
+            "CLASS": "indexing.embedding.OnnxMiniLMEmbedder",
+            "OPTIONS": {"delta": str(SHIPPED)},
+        },
+    }
+    get_embedder.cache_clear()
+    get_vector_store.cache_clear()
+    try:
+        yield get_embedder()
+    finally:
+        get_embedder.cache_clear()
+        get_vector_store.cache_clear()
+
+
+@pytest.mark.slow
+def test_index_of_another_embedder_is_re_embedded_never_mixed(sample_repo, settings):
+    from indexing.selectors import indexed_with_another_embedder
+    from search.services import search
+
+    _, repository = sample_repo
+    base_id = get_embedder().model_id
+    first = index_now(repository)
+    assert first.embedder_model == base_id
+    base_store = get_vector_store()
+    units = active_units(repository=repository).count()
+    assert base_store.count(repository_id=repository.pk) == units
+
+    with serving_tuned_embedder(settings) as embedder:  # the upgrade
+        assert embedder.model_id != base_id
+        repository.refresh_from_db()
+        stale = indexed_with_another_embedder(repository=repository, model_id=embedder.model_id)
+        assert stale == base_id
+        # Meanwhile: the tuned model's query vectors never meet the base model's vectors.
+        response = search(repository=repository, query="retry failed http calls")
+        assert any("indexed with another embedder" in n for n in response.notices)
+        assert all(set(r.streams) <= {"S4"} for r in response.results)
+        assert get_vector_store().count(repository_id=repository.pk) == 0
+
+        second = index_now(repository)  # nothing changed on disk: every unit embedded again
+        assert second.status == "succeeded", second.error
+        assert second.embedder_model == embedder.model_id
+        assert second.files_reused == first.files_total
+        assert second.units_embedded == units
+        assert get_vector_store().count(repository_id=repository.pk) == units
+        assert base_store.count(repository_id=repository.pk) == 0  # the old model's dropped
+        repository.refresh_from_db()
+        assert not indexed_with_another_embedder(repository=repository, model_id=embedder.model_id)
+        response = search(repository=repository, query="retry failed http calls")
+        assert not response.notices
+        assert response.results[0].unit.qualname == "retry_http_call"
+        assert "S1" in response.results[0].streams

