@@ -4,6 +4,7 @@ from indexing.embedding import serving_embedder
 from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import indexed_with_another_embedder
 from indexing.services import index_run_start, repository_delete
+from indexing.sync import repository_sync
 
 
 @admin.register(Repository)
@@ -16,11 +17,28 @@ class RepositoryAdmin(admin.ModelAdmin):
         "is_public",
         "active_run",
         "embedder",
+        "sync_every_minutes",
+        "last_checked_at",
+        "sync_state",
     )
     list_filter = ("source_kind", "is_public")
     search_fields = ("name", "source")
     raw_id_fields = ("owner", "active_run")
-    actions = ("reindex", "delete_with_vectors")
+    readonly_fields = ("last_checked_at", "last_check_error", "sync_failures", "next_check_at")
+    exclude = ("webhook_secret",)  # shown once to its owner, never on an admin page
+    actions = ("reindex", "sync_now", "delete_with_vectors")
+
+    @admin.display(description="sync")
+    def sync_state(self, repository):
+        if repository.last_check_error:
+            return f"FAILING ({repository.sync_failures}x): {repository.last_check_error[:120]}"
+        return "ok" if repository.last_checked_at else "-"
+
+    @admin.action(description="Sync selected repositories with their git remotes now")
+    def sync_now(self, request, queryset):
+        for repository in queryset:
+            outcome = repository_sync(repository=repository, trigger="admin")
+            self.message_user(request, f"{repository.name}: {outcome.state} {outcome.detail}")
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("active_run")

@@ -29,6 +29,17 @@ class Repository(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     is_public = models.BooleanField(default=True)
+    # Following the git remote (indexing.sync): a schedule, push webhooks, or both.
+    sync_every_minutes = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Check the remote this often (git only); empty: manual"
+    )
+    webhook_secret = models.CharField(
+        max_length=100, blank=True, help_text="Push webhooks are accepted only when set"
+    )
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_check_error = models.TextField(blank=True)
+    sync_failures = models.PositiveIntegerField(default=0)
+    next_check_at = models.DateTimeField(null=True, blank=True)
     active_run = models.ForeignKey(
         "IndexRun",
         null=True,
@@ -250,3 +261,23 @@ class CachedVector(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model_id} {self.text_sha256[:12]}"
+
+
+class WebhookDelivery(models.Model):
+    """A push delivery already acted on: a provider that delivers it again is answered without
+    a second sync."""
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
+    provider = models.CharField(max_length=16)
+    delivery_id = models.CharField(max_length=200)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "delivery_id"], name="unique_webhook_delivery"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.delivery_id}"

@@ -5,8 +5,9 @@ whose worker dies is delivered again (and finds its work half done or not: it co
 from celery import shared_task
 
 from indexing.chunks import ChunkOutcome
-from indexing.models import IndexChunk, IndexRun
+from indexing.models import IndexChunk, IndexRun, Repository
 from indexing.services import index_chunk_execute, index_run_prepare, index_run_publish
+from indexing.sync import repository_sync, sync_due
 
 LATE = {"acks_late": True, "reject_on_worker_lost": True}
 
@@ -42,3 +43,17 @@ def publish_run_task(run_id: int) -> None:
     run = IndexRun.objects.filter(pk=run_id).select_related("repository").first()
     if run is not None:
         index_run_publish(run=run)
+
+
+@shared_task
+def sync_repository_task(repository_id: int, trigger: str) -> None:
+    repository = Repository.objects.filter(pk=repository_id).first()
+    if repository is not None:  # deleted while the task waited
+        repository_sync(repository=repository, trigger=trigger)
+
+
+@shared_task
+def sync_due_task() -> None:
+    """Celery beat's tick (CELERY_BEAT_SCHEDULE): the schedule itself is per repository, in the
+    database, so beat needs no state of its own."""
+    sync_due(trigger="schedule")

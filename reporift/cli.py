@@ -5,6 +5,7 @@
     reporift evaluate DATASET [--format ...] [--ablate] [--out report.json]
     reporift mcp [--user NAME]                             MCP over stdio for coding agents
     reporift token USERNAME [--name NAME]                  = manage.py create_api_token
+    reporift sync [NAME ...] [--every 15m] [--schedule 15m|manual]   follow git remotes
     reporift serve [--bind 127.0.0.1:8000] [--workers 1] [--threads 8]
 
 Each takes exactly the options of the management command it names (`reporift search --help`).
@@ -22,6 +23,7 @@ COMMANDS = {
     "evaluate": "evaluate",
     "mcp": "mcp",
     "token": "create_api_token",
+    "sync": "sync",
 }
 
 

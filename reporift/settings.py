@@ -178,6 +178,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# `celery -A reporift beat` ticks once a minute; each repository's own schedule (and back-off)
+# lives in the database (indexing.sync), so beat keeps no state and needs no extra package.
+CELERY_BEAT_SCHEDULE = {
+    "sync-due-repositories": {"task": "indexing.tasks.sync_due_task", "schedule": 60.0}
+}
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("REPORIFT_CELERY_QUEUE", "reporift")
 # A task a dead worker took is delivered again after this long (Redis); longer than any chunk.
 CELERY_BROKER_TRANSPORT_OPTIONS = {

@@ -2,11 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 
 from search.api import api
+from search.hooks import push_webhook
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", api.urls),
+    path("hooks/<str:provider>/<slug:name>", push_webhook, name="push_webhook"),
     path("", include("accounts.urls")),
     path("", include("search.urls")),
 ]

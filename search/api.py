@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from ninja import File, Form, NinjaAPI, Query, Schema
 from ninja.files import UploadedFile
@@ -19,7 +20,7 @@ from indexing.selectors import (
 )
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from search.errors import search_unavailable_message
-from search.presenters import response_for_api, run_as_dict
+from search.presenters import freshness_as_dict, response_for_api, run_as_dict
 from search.ratelimit import search_refusal
 from search.services import SearchError, SearchFilters, search
 
@@ -110,6 +111,10 @@ class RepositoryOut(Schema):
     source_kind: str
     units: int
     latest_run: RunOut | None
+    commit: str  # of the generation searches read
+    last_checked_at: datetime | None  # when the git remote was last asked (indexing.sync)
+    sync_every_minutes: int | None
+    sync_error: str
 
 
 def run_out(run: IndexRun | None) -> dict | None:
@@ -181,6 +186,7 @@ def api_repositories(request):
             "source_kind": r.source_kind,
             "units": r.active_run.units_total if r.active_run else 0,
             "latest_run": run_out(run),
+            **freshness_as_dict(r),
         }
         for r, run in with_latest_runs(repositories_visible_to(user))
     ]

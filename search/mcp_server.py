@@ -68,12 +68,21 @@ def _list_repositories(user) -> dict[str, Any]:
                 "name": r.name,
                 "units": r.active_run.units_total if r.active_run else 0,
                 "searchable": r.active_run_id is not None,
-                "commit": r.active_run.commit_sha if r.active_run else "",
                 "latest_run_status": run.status if run else "never indexed",
+                **freshness,
             }
             for r, run in with_latest_runs(repositories_visible_to(user))
+            for freshness in [_freshness(r)]
         ]
     }
+
+
+def _freshness(repository) -> dict[str, Any]:
+    from search.presenters import freshness_as_dict
+
+    fresh = freshness_as_dict(repository)
+    checked = fresh["last_checked_at"]
+    return fresh | {"last_checked_at": checked.isoformat() if checked else None}
 
 
 def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexing.models import IndexRun
+from indexing.models import IndexRun, Repository
 from search.highlight import highlight_unit
 from search.services import SearchResponse, SearchResult
 
@@ -72,3 +72,14 @@ def run_as_dict(run: IndexRun) -> dict[str, Any]:
 def result_for_page(result: SearchResult) -> dict[str, Any]:
     html, cut = highlight_unit(result.unit.code, result.unit.start_line)
     return {"result": result, "unit": result.unit, "code_html": html, "code_cut": cut}
+
+
+def freshness_as_dict(repository: Repository) -> dict[str, Any]:
+    """What the API and MCP say of how current a repository's index is."""
+    active = repository.active_run
+    return {
+        "commit": active.commit_sha if active else "",
+        "last_checked_at": repository.last_checked_at,
+        "sync_every_minutes": repository.sync_every_minutes,
+        "sync_error": repository.last_check_error,
+    }

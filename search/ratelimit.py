@@ -87,3 +87,13 @@ def search_refusal(request, user, *, mode: str) -> Refusal | None:
             3600,
         )
     return None
+
+
+def webhook_refusal(request) -> Refusal | None:
+    """Push webhooks count per sending address, at the API's rate: a flood of forged
+    deliveries costs one HMAC each and never reaches git."""
+    per_minute = settings.REPORIFT["LIMITS"]["SEARCH_RATE_PER_MINUTE"]
+    key = f"addr:{client_address(request)}"
+    if per_minute and _limited(request, "webhook", key, f"{per_minute}/m"):
+        return Refusal(f"too many webhook deliveries (limit {per_minute} a minute)", 60)
+    return None

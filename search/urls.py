@@ -12,4 +12,5 @@ urlpatterns = [
     path("repos/<slug:name>/progress/", views.run_progress, name="run_progress"),
     path("repos/<slug:name>/reindex/", views.repository_reindex, name="repository_reindex"),
     path("repos/<slug:name>/delete/", views.repository_remove, name="repository_remove"),
+    path("repos/<slug:name>/webhook/", views.repository_webhook, name="repository_webhook"),
 ]

@@ -19,6 +19,8 @@ from indexing.selectors import (
     with_latest_runs,
 )
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
+from indexing.sync import webhook_secret_rotate
+from indexing.webhooks import PROVIDERS
 from search.errors import search_unavailable_message
 from search.forms import IndexRepositoryForm, SearchForm
 from search.highlight import stylesheet
@@ -157,6 +159,24 @@ def repository_reindex(request, name: str):
     run = index_run_start(repository=repository)
     messages.success(request, f"Re-indexing {repository.name} (run {run.pk}).")
     return redirect("search:home")
+
+
+@login_required
+@require_POST
+def repository_webhook(request, name: str):
+    """A new push-webhook secret, shown once, on this page only (never in a message, which
+    would travel in a cookie)."""
+    repository = _managed_repository(request, name)
+    secret = webhook_secret_rotate(repository=repository)
+    hooks = {
+        provider: request.build_absolute_uri(f"/hooks/{provider}/{repository.name}")
+        for provider in PROVIDERS
+    }
+    return render(
+        request,
+        "search/webhook_secret.html",
+        {"repository": repository, "secret": secret, "hooks": hooks},
+    )
 
 
 @login_required

@@ -97,6 +97,8 @@ def check_answers(answers: dict, *, sees_secret: bool) -> None:
     assert answers["escape"].isError
     assert "no indexed file" in answers["escape"].content[0].text
     names = {r["name"] for r in answers["listed"].structuredContent["repositories"]}
+    listed = answers["listed"].structuredContent["repositories"][0]
+    assert {"commit", "last_checked_at", "sync_every_minutes", "sync_error"} <= set(listed)
     assert names == ({"shop", "secret"} if sees_secret else {"shop"})
     assert answers["private"].isError is (not sees_secret)
     assert answers["status"].structuredContent["status"] == "succeeded"
