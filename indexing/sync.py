@@ -115,6 +115,10 @@ def repository_sync(*, repository: Repository, trigger: str, enqueue: bool = Tru
     active = repository.active_run
     if active is not None and active.commit_sha == head:
         return SyncOutcome(name, "up to date", remote_head=head)
+    if unfinished is not None and unfinished.commit_sha and unfinished.commit_sha != head:
+        # The running run fetched an older head: look again as soon as a pass comes by (the
+        # beat's minute, or cron's `reporift sync`), when that run has finished.
+        Repository.objects.filter(pk=repository.pk).update(next_check_at=timezone.now())
     run = index_run_start(repository=repository, enqueue=enqueue)
     logger.info("sync of %s (%s): remote at %s, run %s", name, trigger, head[:10], run.pk)
     state = "started" if run.status == IndexRun.Status.QUEUED else "queued already"
@@ -140,11 +144,13 @@ def _checked(repository: Repository, *, error: str) -> None:
 
 
 def due_repositories(*, now=None):
-    """Git repositories whose schedule (or back-off after a failure) says: check now."""
+    """Git repositories whose schedule says: check now, or that asked to be checked again (a
+    failed check's back-off, a push that came while a run was busy with an older head)."""
     now = now or timezone.now()
-    return Repository.objects.filter(
-        source_kind=Repository.SourceKind.GIT, sync_every_minutes__isnull=False
-    ).filter(Q(next_check_at__isnull=True) | Q(next_check_at__lte=now))
+    scheduled = Q(sync_every_minutes__isnull=False, next_check_at__isnull=True)
+    return Repository.objects.filter(source_kind=Repository.SourceKind.GIT).filter(
+        scheduled | Q(next_check_at__lte=now)
+    )
 
 
 def sync_due(*, trigger: str = "schedule", enqueue: bool = True) -> list[SyncOutcome]:

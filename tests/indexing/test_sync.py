@@ -128,3 +128,12 @@ def test_commit_pinned_repository_never_moves(origin):
     sha = git(origin, "rev-parse", "HEAD")
     repository = repository_create(name="pinned", source=f"file://{origin}", ref=sha)
     assert repository_sync(repository=repository, trigger="test").state == "pinned"
+
+
+def test_push_during_a_running_run_is_checked_again_after_it(origin, followed):
+    push_new_function(origin)
+    run = index_run_start(repository=followed)
+    IndexRun.objects.filter(pk=run.pk).update(status="running", commit_sha="0" * 40)
+    outcome = repository_sync(repository=followed, trigger="webhook")
+    assert outcome.state == "queued already"
+    assert list(due_repositories()) == [followed]  # although it has no schedule
