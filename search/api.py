@@ -63,6 +63,15 @@ def visible_repository(request, name: str):
     return repository, None
 
 
+class ExcerptOut(Schema):
+    signature_line: int
+    start_line: int
+    end_line: int
+    text: str
+    signature: str
+    matched: list[str]
+
+
 class ResultOut(Schema):
     rank: int
     path: str
@@ -75,7 +84,8 @@ class ResultOut(Schema):
     signature: str
     docstring: str
     reason: str
-    code: str
+    excerpt: ExcerptOut
+    code: str | None = None
 
 
 class SearchOut(Schema):
@@ -129,6 +139,7 @@ class SearchParams(Schema):
     path: str = ""
     kind: list[str] = []
     exclude_tests: bool = False
+    code: bool = False  # each result's whole code too (the excerpt is always there)
 
 
 def managed(request, name: str):
@@ -171,7 +182,7 @@ def api_search(request, params: Query[SearchParams]):
     except Exception as exc:
         logger.exception("API search failed")
         return 503, {"detail": search_unavailable_message(exc)}
-    return 200, response_for_api(response)
+    return 200, response_for_api(response, code=params.code)
 
 
 @api.get("/repos", response={200: list[RepositoryOut], 401: ErrorOut})

@@ -154,9 +154,16 @@ def rerank(
     if outcome.error:
         response.notices.append(outcome.error)
     ordered = [results[index] for index in outcome.order]
+    # The LLM's part, after what fast mode's ranking said of the same result.
     for index, reason in outcome.reasons.items():
-        results[index].reason = reason
+        results[index].reason = _joined(results[index].reason, f"LLM: {reason}")
+    for index, p_yes in outcome.scores.items():
+        results[index].reason = _joined(results[index].reason, f"LLM judge: P(yes) {p_yes:.2f}")
     return ordered
+
+
+def _joined(first: str, second: str) -> str:
+    return f"{first}; {second}" if first else second
 
 
 def _candidate_text(result: SearchResult) -> str:

@@ -109,7 +109,7 @@ def _run(job_id: str, job: SearchJobRequest) -> None:
         )
         context.update(
             response=response,
-            results=[result_for_page(r) for r in response.results],
+            results=[result_for_page(r, response.query) for r in response.results],
             stage_timings=stage_timings(response),
         )
     except SearchError as exc:

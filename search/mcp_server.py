@@ -21,7 +21,6 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
 MAX_LINES = 400
-EXCERPT_LINES = 12
 
 INSTRUCTIONS = """\
 RepoRift searches indexed Python repositories by meaning. Start with list_repositories, then
@@ -119,10 +118,27 @@ def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
             {
                 **result_as_dict(result),
                 "signature": result.unit.signature,
-                "excerpt": "\n".join(result.unit.code.splitlines()[:EXCERPT_LINES]),
+                "reason": result.reason,
+                **_excerpt_for_agents(result, response.query),
             }
             for result in response.results
         ],
+    }
+
+
+def _excerpt_for_agents(result, query: str) -> dict[str, Any]:
+    """The lines that answer the query, numbered as in the file, and the signature: an agent
+    pays tokens for what matters and can ask get_code for the rest."""
+    from search.presenters import numbered, result_excerpt
+
+    chosen = result_excerpt(result, query)
+    lines = numbered(chosen.text, chosen.start_line)
+    if chosen.signature:
+        lines = f"{numbered(chosen.signature, chosen.signature_line)}\n  ...\n{lines}"
+    return {
+        "excerpt": lines,
+        "excerpt_start_line": chosen.start_line,
+        "excerpt_end_line": chosen.end_line,
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from indexing.models import IndexRun, Repository
+from search.excerpts import Excerpt, excerpt
 from search.highlight import highlight_unit
 from search.services import SearchResponse, SearchResult
 
@@ -24,14 +25,31 @@ def result_as_dict(result: SearchResult) -> dict[str, Any]:
     }
 
 
-def result_for_api(result: SearchResult) -> dict[str, Any]:
-    return {
+# What the fold opens to: the whole unit, but for the rare giant (a generated class) no page
+# should pay to highlight.
+WHOLE_UNIT_LINES = 400
+
+
+def result_excerpt(result: SearchResult, query: str) -> Excerpt:
+    return excerpt(result.unit.code, result.unit.start_line, query)
+
+
+def numbered(text: str, first_line: int) -> str:
+    """Lines prefixed with their file line numbers, as agents read them best."""
+    return "\n".join(f"{first_line + i:>5}  {line}" for i, line in enumerate(text.splitlines()))
+
+
+def result_for_api(result: SearchResult, query: str, *, code: bool = False) -> dict[str, Any]:
+    out = {
         **result_as_dict(result),
         "signature": result.unit.signature,
         "docstring": result.unit.docstring,
         "reason": result.reason,
-        "code": result.unit.code,
+        "excerpt": result_excerpt(result, query).as_dict(),
     }
+    if code:
+        out["code"] = result.unit.code
+    return out
 
 
 def stage_timings(response: SearchResponse) -> str:
@@ -40,14 +58,14 @@ def stage_timings(response: SearchResponse) -> str:
     )
 
 
-def response_for_api(response: SearchResponse) -> dict[str, Any]:
+def response_for_api(response: SearchResponse, *, code: bool = False) -> dict[str, Any]:
     return {
         "query": response.query,
         "mode": response.mode,
         "mode_used": response.mode_used,
         "notices": response.notices,
         "timings_ms": response.timings_ms,
-        "results": [result_for_api(r) for r in response.results],
+        "results": [result_for_api(r, response.query, code=code) for r in response.results],
     }
 
 
@@ -69,9 +87,29 @@ def run_as_dict(run: IndexRun) -> dict[str, Any]:
     }
 
 
-def result_for_page(result: SearchResult) -> dict[str, Any]:
-    html, cut = highlight_unit(result.unit.code, result.unit.start_line)
-    return {"result": result, "unit": result.unit, "code_html": html, "code_cut": cut}
+def result_for_page(result: SearchResult, query: str) -> dict[str, Any]:
+    """The excerpt (signature line, then the window), the lines folded before and after it,
+    and the whole unit for the fold to open."""
+    unit = result.unit
+    chosen = result_excerpt(result, query)
+    window_html, _ = highlight_unit(chosen.text, chosen.start_line)
+    signature_html = ""
+    if chosen.signature:
+        signature_html, _ = highlight_unit(chosen.signature, chosen.signature_line)
+    whole_html, cut = highlight_unit(unit.code, unit.start_line, max_lines=WHOLE_UNIT_LINES)
+    return {
+        "result": result,
+        "unit": unit,
+        "excerpt": chosen,
+        "signature_html": signature_html,
+        "window_html": window_html,
+        "folded_before": max(0, chosen.start_line - chosen.signature_line - 1),
+        "folded_after": max(0, unit.end_line - chosen.end_line),
+        "folded": chosen.start_line > unit.start_line or chosen.end_line < unit.end_line,
+        "code_html": whole_html,
+        "code_cut": cut,
+        "shown_lines": WHOLE_UNIT_LINES,
+    }
 
 
 def freshness_as_dict(repository: Repository) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from indexing.selectors import active_generation
 from search import streams as S
 from search.filters import SearchFilters, is_test_path  # noqa: F401  (re-exported)
 from search.fusion import reciprocal_rank_fusion
+from search.ranking.explain import stream_reason
 from search.ranking.model import RankerUnavailable, get_ranker
 from search.ranking.order import learned_order
 from search.retrieval import Retriever, search_config
@@ -202,15 +203,18 @@ def _order(
     response.candidates = len(units)
     start = time.perf_counter()
     scored: list[tuple[int, float]] | None = None
+    reasons: dict[int, str] = {}
     if use_ranker and stream_ranks:
         try:
-            scored = learned_order(
+            learned = learned_order(
                 query=query,
                 units=units,
                 retriever=retriever,
                 ranker=get_ranker(),
                 code_weight=config["RANKER_CODE_WEIGHT"],
+                explain_top=k,
             )
+            scored, reasons = learned.ranked, learned.reasons
             response.ordered_by = "ranker"
             llm_rankings = {s: r for s, r in rankings.items() if s in LLM_STREAMS}
             if llm_rankings:
@@ -234,4 +238,13 @@ def _order(
         scored = [(hit.key, hit.score) for hit in fused]
         response.ordered_by = "fusion"
     response.timings_ms["order"] = round((time.perf_counter() - start) * 1000, 2)
-    return [SearchResult(0, units[u], score, stream_ranks[u]) for u, score in scored]
+    return [
+        SearchResult(
+            0,
+            units[u],
+            score,
+            stream_ranks[u],
+            reason=reasons.get(u) or stream_reason(stream_ranks[u]),
+        )
+        for u, score in scored
+    ]

@@ -91,7 +91,7 @@ def search_page(request):
                 filters=form.filters(),
             )
             context["response"] = response
-            context["results"] = [result_for_page(r) for r in response.results]
+            context["results"] = [result_for_page(r, response.query) for r in response.results]
             context["stage_timings"] = stage_timings(response)
         except SearchError as exc:
             context["error"] = str(exc)

@@ -43,6 +43,13 @@ class LearnedRanker:
         # One thread: a request's 100-odd rows are too few to share out.
         return self.booster.predict(features, num_threads=1)
 
+    def contributions(self, features: np.ndarray) -> np.ndarray:
+        """Per row, each feature's part of the score and, last, the bias (they add up to
+        `score`): what `search.ranking.explain` turns into words."""
+        if len(features) == 0:
+            return np.zeros((0, features.shape[1] + 1))
+        return self.booster.predict(features, num_threads=1, pred_contrib=True)
+
 
 def load_ranker(model_path: Path) -> LearnedRanker:
     import lightgbm

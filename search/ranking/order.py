@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from indexing.models import CodeUnit
 from reporift.standardise import zscore
+from search.ranking.explain import explain
 from search.ranking.features import FEATURES, Candidate, feature_matrix
 from search.ranking.model import LearnedRanker, RankerUnavailable
 
@@ -47,6 +49,12 @@ def blended_scores(
     return zscore(ranker_scores) + code_weight * zscore(cos_code)
 
 
+@dataclass
+class LearnedOrder:
+    ranked: list[tuple[int, float]]  # (unit id, score), best first
+    reasons: dict[int, str]  # for the first `explain_top` of them
+
+
 def learned_order(
     *,
     query: str,
@@ -54,10 +62,27 @@ def learned_order(
     retriever: CandidateScores,
     ranker: LearnedRanker,
     code_weight: float = 0.0,
-) -> list[tuple[int, float]]:
-    """(unit id, score), best first."""
+    explain_top: int = 0,
+) -> LearnedOrder:
     ids = list(units)
     features = candidate_features(query=query, units=units, retriever=retriever)
-    scores = blended_scores(features, ranker.score(features), code_weight)
+    ranker_scores = ranker.score(features)
+    scores = blended_scores(features, ranker_scores, code_weight)
     order = np.argsort(-scores, kind="stable")
-    return [(ids[j], float(scores[j])) for j in order]
+    reasons = {}
+    top = order[:explain_top]
+    if len(top):
+        contributions = ranker.contributions(features[top])
+        # The blend's code term, put back on the ranker's own scale (the blend standardises
+        # the ranker's scores; its spread converts between them).
+        spread = float(np.std(ranker_scores)) or 1.0
+        cos_code = features[:, FEATURES.index("cos_code")].astype(float)
+        code_parts = code_weight * zscore(cos_code)[top] * spread
+        for row, j in enumerate(top):
+            reasons[ids[j]] = explain(
+                query=query,
+                unit=units[ids[j]],
+                contributions=contributions[row],
+                code_part=float(code_parts[row]),
+            )
+    return LearnedOrder([(ids[j], float(scores[j])) for j in order], reasons)

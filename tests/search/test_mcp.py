@@ -86,7 +86,11 @@ def check_answers(answers: dict, *, sees_secret: bool) -> None:
         "PaymentGateway.charge",
         "method",
     )
-    assert top["start_line"] > 0 and top["excerpt"].startswith("def charge(")
+    assert top["start_line"] > 0 and "18  def charge(" in top["excerpt"]  # numbered lines
+    for result in answers["found"].structuredContent["results"]:
+        assert result["reason"]
+        span = range(result["start_line"], result["end_line"] + 1)
+        assert result["excerpt_start_line"] in span and result["excerpt_end_line"] in span
     unit = answers["unit"].structuredContent
     assert unit["code"].startswith("def charge(self, amount_cents, card_token):")
     lines = answers["lines"].structuredContent

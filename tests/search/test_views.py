@@ -92,9 +92,21 @@ def test_api_search(client, shop):
     response = client.get("/api/search", {"repo": "shop", "q": "charge a credit card", "k": 3})
     assert response.status_code == 200
     body = response.json()
-    assert body["results"][0]["qualname"] == "PaymentGateway.charge"
-    assert body["results"][0]["code"].startswith("def charge")
+    first = body["results"][0]
+    assert first["qualname"] == "PaymentGateway.charge"
+    assert first["code"] is None  # only when asked for: the excerpt answers
     assert body["mode_used"] == "fast"
+    for result in body["results"]:
+        excerpt = result["excerpt"]
+        assert result["reason"]
+        assert result["start_line"] <= excerpt["start_line"] <= excerpt["end_line"]
+        assert excerpt["end_line"] <= result["end_line"]
+        assert excerpt["text"]
+    assert "charge" in first["excerpt"]["text"]
+    asked = client.get(
+        "/api/search", {"repo": "shop", "q": "charge a credit card", "k": 3, "code": "true"}
+    ).json()
+    assert asked["results"][0]["code"].startswith("def charge")
 
 
 def test_api_search_errors(client, shop):

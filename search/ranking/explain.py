@@ -1,0 +1,100 @@
+"""Why a result ranked where it did, in one short line, from what actually ranked it.
+
+The learned ranker's per-feature contributions (LightGBM's `pred_contrib`: SHAP values, which
+add up to its score) say which signals lifted a result; the blend adds the code cosine's own
+part. The two or three largest positive parts become words, with the query words that matched
+where a signal is about words ("name words match 'retry'", "BM25 hit on 'max_retries'").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexing.lexical import tokenize
+from indexing.unit_text import identifier_words
+from search.ranking.features import FEATURES, RankedUnit, stems
+
+# Feature -> the signal it belongs to; features of one signal add up.
+SIGNALS = {
+    "code": ("cos_code", "cos_code_gap", "cos_code_rank", "cos_sum_rank"),
+    "header": ("cos_header", "cos_header_gap", "cos_header_rank"),
+    "bm25": ("bm25", "bm25_share", "bm25_rank"),
+    "name": ("name_hits", "name_share_of_query", "name_share_of_name", "qualname_share_of_query"),
+    "class": ("class_share_of_query",),
+    "path": ("path_share_of_query",),
+    "signature": ("signature_share_of_query",),
+    "body": ("code_share_of_query",),
+    "context": ("context_share_of_query",),
+}
+_INDEX = {name: [FEATURES.index(f) for f in features] for name, features in SIGNALS.items()}
+
+
+def _matched(query: str, text_words: list[str]) -> list[str]:
+    """Query words (as the user wrote them) whose stems are among `text_words`' stems."""
+    targets = stems(text_words)
+    seen, out = set(), []
+    for word in tokenize(query):
+        stem = next(iter(stems([word])), "")
+        if stem in targets and stem not in seen:
+            seen.add(stem)
+            out.append(word)
+    return out[:3]
+
+
+def _quoted(words: list[str]) -> str:
+    return ", ".join(f"'{w}'" for w in words)
+
+
+def phrase(signal: str, query: str, unit: RankedUnit) -> str:
+    if signal == "code":
+        return "code close to the query"
+    if signal == "header":
+        return "name and signature close to the query"
+    if signal == "bm25":
+        words = _matched(query, tokenize(unit.code))
+        return f"BM25 hit on {_quoted(words)}" if words else "BM25 hit"
+    sources = {  # computed only for the signal asked about
+        "name": (lambda: identifier_words(unit.qualname), "name words match"),
+        "class": (lambda: identifier_words(unit.class_name), "class name matches"),
+        "path": (lambda: identifier_words(unit.path.removesuffix(".py")), "file path matches"),
+        "signature": (lambda: tokenize(unit.signature), "signature mentions"),
+        "body": (lambda: tokenize(unit.code), "code mentions"),
+        "context": (
+            lambda: tokenize(f"{unit.class_summary} {unit.module_summary}"),
+            "context mentions",
+        ),
+    }
+    words, lead = sources[signal]
+    matched = _matched(query, words())
+    return f"{lead} {_quoted(matched)}" if matched else ""
+
+
+def explain(
+    *,
+    query: str,
+    unit: RankedUnit,
+    contributions: np.ndarray,
+    code_part: float,
+    most: int = 3,
+) -> str:
+    """`contributions`: one row of `pred_contrib` (features, then the bias); `code_part`: what
+    the blend's code-cosine term added, on the ranker's scale."""
+    parts = {name: float(contributions[index].sum()) for name, index in _INDEX.items()}
+    parts["code"] += code_part
+    ranked = sorted((p for p in parts.items() if p[1] > 0), key=lambda p: -p[1])
+    words = [text for name, _ in ranked if (text := phrase(name, query, unit))][:most]
+    return "; ".join(words) if words else "ranked by the learned ranker's overall score"
+
+
+def stream_reason(stream_ranks: dict[str, int]) -> str:
+    """For results ordered without the ranker (stream fusion): which streams found it, where."""
+    names = {
+        "S1": "code vector",
+        "S6": "name vector",
+        "S4": "BM25",
+        "S2": "generated code",
+        "S3": "generated functions",
+        "S5": "augmented query",
+    }
+    found = sorted(stream_ranks.items(), key=lambda item: item[1])
+    return "found by " + ", ".join(f"{names.get(s, s)} (#{r})" for s, r in found)
