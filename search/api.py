@@ -19,10 +19,11 @@ from indexing.selectors import (
     with_latest_runs,
 )
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
+from search.across import search_across
 from search.errors import search_unavailable_message
 from search.presenters import freshness_as_dict, response_for_api, run_as_dict
 from search.ratelimit import search_refusal
-from search.services import SearchError, SearchFilters, search
+from search.services import SearchError, SearchFilters
 
 logger = logging.getLogger(__name__)
 api = NinjaAPI(title="RepoRift API", version="1", urls_namespace="api")
@@ -63,6 +64,22 @@ def visible_repository(request, name: str):
     return repository, None
 
 
+def visible_repositories(request, names: list[str]):
+    """The named repositories (each must be visible), or every visible one with an index."""
+    if not names:
+        user, ok = caller(request)
+        if not ok:
+            return None, (401, {"detail": "invalid API token"})
+        return list(repositories_visible_to(user).filter(active_run__isnull=False)), None
+    found = []
+    for name in dict.fromkeys(names):
+        repository, error = visible_repository(request, name)
+        if error:
+            return None, error
+        found.append(repository)
+    return found, None
+
+
 class ExcerptOut(Schema):
     signature_line: int
     start_line: int
@@ -74,6 +91,7 @@ class ExcerptOut(Schema):
 
 class ResultOut(Schema):
     rank: int
+    repository: str
     path: str
     qualname: str
     kind: str
@@ -132,7 +150,7 @@ def run_out(run: IndexRun | None) -> dict | None:
 
 
 class SearchParams(Schema):
-    repo: str
+    repo: list[str] = []  # repeat to search several; none: every repository the caller sees
     q: str
     k: int = 10
     mode: str = "fast"
@@ -163,7 +181,7 @@ def managed(request, name: str):
 def api_search(request, params: Query[SearchParams]):
     """Rank the units of a repository for a natural-language query, best first. Anonymous
     callers see public repositories; a session or bearer token adds the caller's own."""
-    repository, error = visible_repository(request, params.repo)
+    repositories, error = visible_repositories(request, params.repo)
     if error:
         return error
     user, _ = caller(request)
@@ -174,8 +192,12 @@ def api_search(request, params: Query[SearchParams]):
         path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
     )
     try:
-        response = search(
-            repository=repository, query=params.q, k=params.k, mode=params.mode, filters=filters
+        response = search_across(
+            repositories=repositories,
+            query=params.q,
+            k=params.k,
+            mode=params.mode,
+            filters=filters,
         )
     except SearchError as exc:
         return 400, {"detail": str(exc)}

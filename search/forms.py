@@ -7,7 +7,10 @@ from search.services import MODES, SearchFilters
 
 class SearchForm(forms.Form):
     repo = forms.ModelChoiceField(
-        queryset=Repository.objects.none(), to_field_name="name", empty_label=None
+        queryset=Repository.objects.none(),
+        to_field_name="name",
+        required=False,
+        empty_label="all repositories",
     )
     q = forms.CharField(max_length=1000, required=False, strip=True)
     mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="fast", required=False)
@@ -22,6 +25,11 @@ class SearchForm(forms.Form):
         self.fields["repo"].queryset = repositories_visible_to(user).filter(
             active_run__isnull=False
         )
+
+    def repositories(self) -> list[Repository]:
+        """The chosen repository, or every one this user may search."""
+        chosen = self.cleaned_data.get("repo")
+        return [chosen] if chosen else list(self.fields["repo"].queryset)
 
     def filters(self) -> SearchFilters:
         data = self.cleaned_data

@@ -85,12 +85,17 @@ def _freshness(repository) -> dict[str, Any]:
 
 
 def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
+    from indexing.selectors import repositories_visible_to
+    from search.across import search_across
     from search.filters import SearchFilters
     from search.presenters import result_as_dict
     from search.ratelimit import search_refusal
-    from search.services import SearchError, search
+    from search.services import SearchError
 
-    repository = _visible(user, arguments["repository"])
+    if arguments["repositories"]:
+        repositories = [_visible(user, name) for name in dict.fromkeys(arguments["repositories"])]
+    else:
+        repositories = list(repositories_visible_to(user).filter(active_run__isnull=False))
     refusal = search_refusal(request, user, mode=arguments["mode"])
     if refusal is not None:
         raise ToolError(refusal.message)
@@ -100,8 +105,8 @@ def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         exclude_tests=arguments["exclude_tests"],
     )
     try:
-        response = search(
-            repository=repository,
+        response = search_across(
+            repositories=repositories,
             query=arguments["query"],
             k=arguments["k"],
             mode=arguments["mode"],
@@ -110,13 +115,14 @@ def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
     return {
-        "repository": repository.name,
+        "repositories": [r.name for r in repositories],
         "query": response.query,
         "mode_used": response.mode_used,
         "notices": response.notices,
         "results": [
             {
                 **result_as_dict(result),
+                "repository": result.repository,
                 "signature": result.unit.signature,
                 "reason": result.reason,
                 **_excerpt_for_agents(result, response.query),
@@ -216,17 +222,19 @@ def build_server(
 
     @server.tool()
     async def search_code(
-        repository: str,
         query: str,
         ctx: Context,
+        repository: str = "",
+        repositories: list[str] | None = None,
         k: int = 10,
         mode: Literal["fast", "full"] = "fast",
         path: str = "",
         kinds: list[Literal["function", "method", "class"]] | None = None,
         exclude_tests: bool = False,
     ) -> dict[str, Any]:
-        """Find the functions, methods and classes of a repository that do what the query
-        describes in plain language ("where do we retry failed HTTP calls?"), best first. Each
+        """Find the functions, methods and classes that do what the query describes in
+        plain language ("where do we retry failed HTTP calls?"), best first, in `repository`,
+        in several (`repositories`), or in every repository you may see (neither given). Each
         result has its file path, qualified name, kind, line span, score, the retrieval streams
         that found it, its signature and a short excerpt; get_code returns the whole unit.
         `path` keeps results under a folder prefix ("pkg/sub/") or matching a glob
@@ -234,7 +242,7 @@ def build_server(
         Use mode "full" only when fast results miss: it asks an LLM and is much slower."""
         user = await run(resolve_user, ctx)
         arguments = {
-            "repository": repository,
+            "repositories": [repository] if repository else list(repositories or []),
             "query": query,
             "k": k,
             "mode": mode,

@@ -42,6 +42,7 @@ def numbered(text: str, first_line: int) -> str:
 def result_for_api(result: SearchResult, query: str, *, code: bool = False) -> dict[str, Any]:
     out = {
         **result_as_dict(result),
+        "repository": result.repository,
         "signature": result.unit.signature,
         "docstring": result.unit.docstring,
         "reason": result.reason,

@@ -54,6 +54,11 @@ class SearchResult:
     score: float
     stream_ranks: dict[str, int]
     reason: str = ""
+    # A score that means the same in every repository, for merging their results
+    # (`search.across`): the learned ranker's raw score, which the per-query blend standardises
+    # away; under fusion, the fused score.
+    comparable: float = 0.0
+    repository: str = ""
 
     @property
     def streams(self) -> list[str]:
@@ -158,6 +163,7 @@ def search(
         progress("rerank", "done")
     for rank, result in enumerate(ordered[:k], start=1):
         result.rank = rank
+        result.repository = repository.name
     response.results = ordered[:k]
     response.timings_ms.update(retriever.timings_ms)
     response.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
@@ -204,6 +210,7 @@ def _order(
     start = time.perf_counter()
     scored: list[tuple[int, float]] | None = None
     reasons: dict[int, str] = {}
+    comparable: dict[int, float] = {}
     if use_ranker and stream_ranks:
         try:
             learned = learned_order(
@@ -214,7 +221,7 @@ def _order(
                 code_weight=config["RANKER_CODE_WEIGHT"],
                 explain_top=k,
             )
-            scored, reasons = learned.ranked, learned.reasons
+            scored, reasons, comparable = learned.ranked, learned.reasons, learned.raw
             response.ordered_by = "ranker"
             llm_rankings = {s: r for s, r in rankings.items() if s in LLM_STREAMS}
             if llm_rankings:
@@ -245,6 +252,7 @@ def _order(
             score,
             stream_ranks[u],
             reason=reasons.get(u) or stream_reason(stream_ranks[u]),
+            comparable=comparable.get(u, score),
         )
         for u, score in scored
     ]

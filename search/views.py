@@ -21,13 +21,14 @@ from indexing.selectors import (
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from indexing.sync import webhook_secret_rotate
 from indexing.webhooks import PROVIDERS
+from search.across import search_across
 from search.errors import search_unavailable_message
 from search.forms import IndexRepositoryForm, SearchForm
 from search.highlight import stylesheet
 from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
 from search.presenters import result_for_page, stage_timings
 from search.ratelimit import client_address, search_refusal
-from search.services import SearchError, search
+from search.services import SearchError
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,9 @@ def search_page(request):
             response = render(request, "search/search.html", context, status=429)
             response["Retry-After"] = str(refusal.retry_after_s)
             return response
+        if data.get("mode") == "full" and not data.get("repo"):
+            context["error"] = "full mode searches one repository at a time; pick one"
+            return render(request, "search/search.html", context, status=400)
         if data.get("mode") == "full":
             # Seconds of LLM work: run it in the background and show its stages meanwhile.
             filters = form.filters()
@@ -83,8 +87,8 @@ def search_page(request):
             context["job"] = {"done": False, "stages": []}
             return render(request, "search/search.html", context)
         try:
-            response = search(
-                repository=data["repo"],
+            response = search_across(
+                repositories=form.repositories(),
                 query=data["q"],
                 k=data.get("k") or 10,
                 mode=data.get("mode") or "fast",
@@ -93,6 +97,7 @@ def search_page(request):
             context["response"] = response
             context["results"] = [result_for_page(r, response.query) for r in response.results]
             context["stage_timings"] = stage_timings(response)
+            context["multiple_repositories"] = not data.get("repo")
         except SearchError as exc:
             context["error"] = str(exc)
         except Exception as exc:  # the store or model is down: say so, keep the page

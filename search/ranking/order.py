@@ -53,6 +53,7 @@ def blended_scores(
 class LearnedOrder:
     ranked: list[tuple[int, float]]  # (unit id, score), best first
     reasons: dict[int, str]  # for the first `explain_top` of them
+    raw: dict[int, float]  # the ranker's own score, before the per-query blend
 
 
 def learned_order(
@@ -85,4 +86,8 @@ def learned_order(
                 contributions=contributions[row],
                 code_part=float(code_parts[row]),
             )
-    return LearnedOrder([(ids[j], float(scores[j])) for j in order], reasons)
+    return LearnedOrder(
+        [(ids[j], float(scores[j])) for j in order],
+        reasons,
+        {i: float(v) for i, v in zip(ids, ranker_scores, strict=True)},
+    )

@@ -1,0 +1,79 @@
+"""One query over several repositories: each searched as it would be alone, the results merged.
+
+A result's own score is standardised over its repository's candidates (`search.ranking.order`),
+so the best unit of a repository that has nothing to do with the query scores as high as the
+answer in the one that has it. The merge therefore orders by `SearchResult.comparable`: the
+learned ranker's raw score, computed from the same features everywhere, most of them absolute
+(cosines under one embedder, shares of the query's words in names and code). Within one
+repository its own order is kept: a result never overtakes one its repository ranked higher.
+What this costs and how well it merges: docs/BENCHMARKS.md ("Search across repositories").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from indexing.models import Repository
+from search.filters import SearchFilters
+from search.services import SearchError, SearchResponse, SearchResult, search
+
+
+def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[SearchResult]:
+    """The best `k` of several repositories' results, by comparable score, each repository's
+    order kept (a result scores at most what the one above it in its repository scored)."""
+    keyed = []
+    for results in per_repository:
+        ceiling = float("inf")
+        for position, result in enumerate(results):
+            ceiling = min(ceiling, result.comparable)
+            keyed.append((-ceiling, position, result.repository, result))
+    keyed.sort(key=lambda item: item[:3])
+    merged = [item[3] for item in keyed[:k]]
+    for rank, result in enumerate(merged, start=1):
+        result.rank = rank
+    return merged
+
+
+def search_across(
+    *,
+    repositories: Sequence[Repository],
+    query: str,
+    k: int = 10,
+    mode: str = "fast",
+    filters: SearchFilters | None = None,
+) -> SearchResponse:
+    """Fast mode over every given repository that has an index; full mode asks an LLM per
+    candidate and stays one repository at a time."""
+    if not repositories:
+        raise SearchError("no repository to search")
+    if len(repositories) == 1:
+        return search(repository=repositories[0], query=query, k=k, mode=mode, filters=filters)
+    if mode != "fast":
+        raise SearchError("full mode searches one repository at a time; pick one")
+    started = time.perf_counter()
+    responses, notices = [], []
+    for repository in repositories:
+        try:
+            response = search(repository=repository, query=query, k=k, filters=filters)
+        except SearchError as exc:  # not indexed yet: the others still answer
+            notices.append(f"{repository.name}: {exc}")
+            continue
+        responses.append(response)
+        notices += [f"{repository.name}: {n}" for n in response.notices]
+    if not responses:
+        raise SearchError("; ".join(notices) or "nothing to search")
+    merged = SearchResponse(
+        query=responses[0].query,
+        mode="fast",
+        mode_used="fast",
+        results=merge([r.results for r in responses], k),
+        notices=notices,
+        candidates=sum(r.candidates for r in responses),
+        ordered_by="+".join(sorted({r.ordered_by for r in responses})),
+    )
+    merged.timings_ms = {
+        "repositories": float(len(responses)),
+        "total": round((time.perf_counter() - started) * 1000, 2),
+    }
+    return merged
