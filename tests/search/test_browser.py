@@ -80,3 +80,15 @@ def test_index_search_filter(live_server, browser_page, django_user_model, write
     page.wait_for_selector("ol.results li.result")
     target = DOCS if os.environ.get("REPORIFT_UPDATE_SCREENSHOT") else tmp_path
     page.screenshot(path=str(target / "search-results.png"), full_page=True)
+
+    # Home, search and results pages at desktop and phone widths: nothing wider than the
+    # screen (code scrolls inside its own box), the results readable at both.
+    for width, height in ((1200, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        for url in ("/", "/search/", "/search/?q=retry+failed+http+calls&k=3"):
+            page.goto(f"{live_server.url}{url}")
+            overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 1, (width, url, overflow)
+        assert page.locator("ol.results li.result .reason").first.is_visible()
+        assert page.locator("ol.results li.result .repository").first.inner_text() == "shop"
+        page.screenshot(path=str(tmp_path / f"results-{width}.png"), full_page=True)
