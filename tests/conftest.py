@@ -135,3 +135,11 @@ def shop(db, write_repo):
     assert run.status == "succeeded", run.error
     repository.refresh_from_db()
     return repository
+
+
+@pytest.fixture
+def git_origin(write_repo) -> Path:
+    """The sample repository as a git repository with one commit on `main`."""
+    root = write_repo(SAMPLE_FILES)
+    git_commit_all(root, "first")
+    return root

@@ -10,7 +10,7 @@ from indexing.models import IndexRun, Repository
 from indexing.selectors import active_units
 from indexing.services import index_run_execute, index_run_start, repository_create
 from indexing.sync import due_repositories, remote_head, repository_sync
-from tests.conftest import SAMPLE_FILES, git, git_commit_all
+from tests.conftest import git, git_commit_all
 
 pytestmark = pytest.mark.django_db
 
@@ -23,10 +23,8 @@ def refund_payment(transaction_id):
 
 
 @pytest.fixture
-def origin(write_repo):
-    root = write_repo(SAMPLE_FILES)
-    git_commit_all(root, "first")
-    return root
+def origin(git_origin):
+    return git_origin
 
 
 @pytest.fixture

@@ -11,17 +11,15 @@ from indexing.models import IndexRun, Repository
 from indexing.selectors import active_units
 from indexing.services import index_run_execute, index_run_start, repository_create
 from indexing.webhooks import WebhookRefused, parse, verify
-from tests.conftest import SAMPLE_FILES, git_commit_all
+from tests.conftest import git_commit_all
 
 pytestmark = pytest.mark.django_db
 SECRET = "s3cret-for-tests"
 
 
 @pytest.fixture
-def origin(write_repo):
-    root = write_repo(SAMPLE_FILES)
-    git_commit_all(root, "first")
-    return root
+def origin(git_origin):
+    return git_origin
 
 
 @pytest.fixture
