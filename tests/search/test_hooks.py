@@ -163,3 +163,18 @@ def test_api_and_home_say_when_the_remote_was_last_checked(client, hooked):
     assert listed["commit"] == hooked.active_run.commit_sha
     assert listed["last_checked_at"] and listed["sync_error"] == ""
     assert "checked" in client.get("/").content.decode()
+
+
+def test_deliveries_are_rate_limited_like_the_api(client, hooked, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    limits = {**settings.REPORIFT["LIMITS"], "SEARCH_RATE_PER_MINUTE": 2}
+    settings.REPORIFT = {**settings.REPORIFT, "LIMITS": limits}
+    try:
+        answers = [
+            github_delivery(client, PUSH_MAIN, secret="forged").status_code for _ in range(3)
+        ]
+        assert answers == [401, 401, 429]
+    finally:
+        cache.clear()
