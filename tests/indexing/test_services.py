@@ -225,15 +225,17 @@ def test_archive_repository(tmp_path, sample_repo):
 
 
 @contextlib.contextmanager
-def serving_tuned_embedder(settings):
-    """The shipped tuned embedder serving instead of the base one, as after an upgrade."""
+def serving_other_embedder(settings):
+    """The other MiniLM serving (the tuned one if the base serves, else the base), as after an
+    upgrade or a roll-back."""
     from indexing.embedder_delta import SHIPPED
 
+    serving = settings.REPORIFT["EMBEDDER"]["OPTIONS"].get("delta")
     settings.REPORIFT = {
         **settings.REPORIFT,
         "EMBEDDER": {
             "CLASS": "indexing.embedding.OnnxMiniLMEmbedder",
-            "OPTIONS": {"delta": str(SHIPPED)},
+            "OPTIONS": {"delta": "" if serving else str(SHIPPED)},
         },
     }
     get_embedder.cache_clear()
@@ -251,19 +253,19 @@ def test_index_of_another_embedder_is_re_embedded_never_mixed(sample_repo, setti
     from search.services import search
 
     _, repository = sample_repo
-    base_id = get_embedder().model_id
+    old_id = get_embedder().model_id
     first = index_now(repository)
-    assert first.embedder_model == base_id
-    base_store = get_vector_store()
+    assert first.embedder_model == old_id
+    old_store = get_vector_store()
     units = active_units(repository=repository).count()
-    assert base_store.count(repository_id=repository.pk) == units
+    assert old_store.count(repository_id=repository.pk) == units
 
-    with serving_tuned_embedder(settings) as embedder:  # the upgrade
-        assert embedder.model_id != base_id
+    with serving_other_embedder(settings) as embedder:  # an upgrade
+        assert embedder.model_id != old_id
         repository.refresh_from_db()
         stale = indexed_with_another_embedder(repository=repository, model_id=embedder.model_id)
-        assert stale == base_id
-        # Meanwhile: the tuned model's query vectors never meet the base model's vectors.
+        assert stale == old_id
+        # Meanwhile: the new model's query vectors never meet the old model's vectors.
         response = search(repository=repository, query="retry failed http calls")
         assert any("indexed with another embedder" in n for n in response.notices)
         assert all(set(r.streams) <= {"S4"} for r in response.results)
@@ -275,7 +277,7 @@ def test_index_of_another_embedder_is_re_embedded_never_mixed(sample_repo, setti
         assert second.files_reused == first.files_total
         assert second.units_embedded == units
         assert get_vector_store().count(repository_id=repository.pk) == units
-        assert base_store.count(repository_id=repository.pk) == 0  # the old model's dropped
+        assert old_store.count(repository_id=repository.pk) == 0  # the old model's dropped
         repository.refresh_from_db()
         assert not indexed_with_another_embedder(repository=repository, model_id=embedder.model_id)
         response = search(repository=repository, query="retry failed http calls")
