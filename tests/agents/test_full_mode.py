@@ -41,7 +41,7 @@ def test_full_mode_runs_every_stage(shop, fake_llm, llm_settings):
     assert response.augmented_query.startswith("retry failed http calls. Code that retries")
     found_by = {s for r in response.results for s in r.streams}
     assert {"S1", "S2", "S3", "S4", "S5"} <= found_by
-    assert any(r.reason == "retries the call" for r in response.results)
+    assert any(r.reason.endswith("LLM: retries the call") for r in response.results)
     assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
 
 
