@@ -14,11 +14,13 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from reporift.backends import build_backend, once
+from reporift.locks import file_lock
 
 FIELDS = ("code", "header")
 
@@ -81,6 +83,23 @@ def _check_field(field: str) -> None:
         raise ValueError(f"unknown vector field {field!r}; choose from {', '.join(FIELDS)}")
 
 
+def _open_persistent(chromadb: Any, path: str | None, chroma_settings: Any) -> Any:
+    """An embedded Chroma client, opened under a lock beside its files: two workers opening a
+    new data dir at once both run Chroma's schema migrations and one fails ("table collections
+    already exists"). Chroma caches a system per path, a broken one included, so a failed open
+    drops this path's entry and the next attempt starts clean (`clear_system_cache()` would drop
+    every other path's too)."""
+    from chromadb.api.client import SharedSystemClient
+
+    lock = Path(path or ".") / ".reporift-open.lock"
+    with file_lock(lock):
+        try:
+            return chromadb.PersistentClient(path=path, settings=chroma_settings)
+        except Exception:
+            SharedSystemClient._identifier_to_system.pop(str(path), None)
+            raise
+
+
 class ChromaVectorStore:
     """Chroma: embedded `PersistentClient` in the data dir, or a Chroma server when `host` is set.
 
@@ -110,7 +129,7 @@ class ChromaVectorStore:
             if host:
                 self._client = chromadb.HttpClient(host=host, port=port, settings=chroma_settings)
             else:
-                self._client = chromadb.PersistentClient(path=path, settings=chroma_settings)
+                self._client = _open_persistent(chromadb, path, chroma_settings)
         except Exception as exc:  # chromadb raises bare Exceptions for connection errors
             raise VectorStoreUnavailable(f"cannot open Chroma ({host or path}): {exc}") from exc
         if model_id is None:

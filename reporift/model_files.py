@@ -10,7 +10,6 @@ hash is not the expected one is refused with a clear error, never served.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
@@ -18,6 +17,8 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from reporift.locks import file_lock
 
 logger = logging.getLogger(__name__)
 _CHUNK = 8 * 1024 * 1024
@@ -71,27 +72,23 @@ def built_file(
     target.parent.mkdir(parents=True, exist_ok=True)
     record = target.with_name(target.name + ".json")
     lock_path = target.with_name(target.name + ".lock")
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if _current(target, record, recipe):
-                try:
-                    _verify_once(target, record, size=size, sha256=sha256)
-                    return target
-                except ModelFileError as exc:  # damaged on disk: make it again
-                    logger.warning("%s; rebuilding it", exc)
-            partial = target.with_name(target.name + ".partial")
-            partial.unlink(missing_ok=True)
-            logger.info("building %s", target)
-            build(partial)
-            check_file(partial, size=size, sha256=sha256)
-            digest = sha256 or file_sha256(partial)
-            os.replace(partial, target)
-            record.write_text(json.dumps({"recipe": recipe, "sha256": digest}, sort_keys=True))
-            _remember(target)
-            return target
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with file_lock(lock_path):
+        if _current(target, record, recipe):
+            try:
+                _verify_once(target, record, size=size, sha256=sha256)
+                return target
+            except ModelFileError as exc:  # damaged on disk: make it again
+                logger.warning("%s; rebuilding it", exc)
+        partial = target.with_name(target.name + ".partial")
+        partial.unlink(missing_ok=True)
+        logger.info("building %s", target)
+        build(partial)
+        check_file(partial, size=size, sha256=sha256)
+        digest = sha256 or file_sha256(partial)
+        os.replace(partial, target)
+        record.write_text(json.dumps({"recipe": recipe, "sha256": digest}, sort_keys=True))
+        _remember(target)
+        return target
 
 
 def _current(target: Path, record: Path, recipe: dict) -> bool:

@@ -106,3 +106,36 @@ class TestChromaServerVectorStore(VectorStoreContract):
             model_id="server-contract",
             collection_prefix=f"s{uuid.uuid4().hex[:8]}",
         )
+
+
+_OPEN_AND_WRITE = """
+import sys
+from indexing.store import ChromaVectorStore
+store = ChromaVectorStore(path=sys.argv[1], model_id="race-test")
+print(store.count(repository_id=1))
+"""
+
+
+def test_processes_opening_a_new_directory_at_once_all_succeed(tmp_path):
+    """Workers started together each open the embedded store; Chroma's first open migrates its
+    schema, and unserialised migrations collided in CI ("table collections already exists")."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    path = str(tmp_path / "fresh")
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _OPEN_AND_WRITE, path],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    outcomes = [(p.wait(timeout=120), *p.communicate()) for p in processes]
+    failures = [err for code, _, err in outcomes if code != 0]
+    assert not failures, failures[0][-2000:]
+    assert [out.strip() for _, out, _ in outcomes] == ["0"] * 6
