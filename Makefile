@@ -9,7 +9,7 @@ PORT ?= 8000
 # The demo repository: the source of a third-party package that the install itself brings.
 DEMO_PACKAGE ?= requests
 
-.PHONY: setup run demo browser test test-fast lint bench bench-scale clean lock models-large \
+.PHONY: setup run demo browser sandbox test test-fast lint bench bench-scale clean lock models-large \
 	train-ranker train-embedder
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
@@ -63,12 +63,17 @@ run: demo
 browser:
 	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
+# Label runs execute LLM-written tests inside bubblewrap (sandbox/bubblewrap.py); util-linux brings
+# the prlimit and setpriv it is used with.
+sandbox:
+	@command -v bwrap >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap)
+
 # The whole suite on the embedded defaults (SQLite file, embedded Chroma), then the tests that
 # exercise the database hardest once more on the local PostgreSQL.
 PG_URL ?= postgres://postgres@127.0.0.1:5432/reporift
 PG_TESTS := tests/indexing/test_services.py tests/indexing/test_celery_worker.py tests/security/test_faults.py tests/security/test_visibility.py tests/search/test_services.py
 
-test: $(STAMP) browser
+test: $(STAMP) browser sandbox
 	$(PY) -m pytest
 	DATABASE_URL=$(PG_URL) $(PY) -m pytest -p no:cacheprovider $(PG_TESTS)
 

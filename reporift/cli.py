@@ -6,6 +6,7 @@
     reporift mcp [--user NAME]                             MCP over stdio for coding agents
     reporift token USERNAME [--name NAME]                  = manage.py create_api_token
     reporift sync [NAME ...] [--every 15m] [--schedule 15m|manual]   follow git remotes
+    reporift label NAME (--queries FILE | --generate N) --out DIR   CoSQA+-style labels
     reporift serve [--bind 127.0.0.1:8000] [--workers 1] [--threads 8]
 
 Each takes exactly the options of the management command it names (`reporift search --help`).
@@ -24,6 +25,7 @@ COMMANDS = {
     "mcp": "mcp",
     "token": "create_api_token",
     "sync": "sync",
+    "label": "label",
 }
 
 

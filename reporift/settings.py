@@ -58,6 +58,37 @@ def embedder_settings(environ) -> dict:
     return {"CLASS": cls, "OPTIONS": options}
 
 
+def sandbox_settings(environ) -> dict:
+    """REPORIFT_SANDBOX: "bubblewrap" (default), "docker" or "podman" (with
+    REPORIFT_SANDBOX_IMAGE, a Python image already pulled). Limits per run of untrusted code."""
+    engine = environ.get("REPORIFT_SANDBOX", "bubblewrap").strip().lower()
+    if engine == "bubblewrap":
+        backend = {"CLASS": "sandbox.bubblewrap.BubblewrapSandbox", "OPTIONS": {}}
+    elif engine in ("docker", "podman"):
+        image = environ.get("REPORIFT_SANDBOX_IMAGE", "python:3.11-slim")
+        backend = {
+            "CLASS": "sandbox.container.ContainerSandbox",
+            "OPTIONS": {"engine": engine, "image": image},
+        }
+    else:
+        raise ImproperlyConfigured(
+            f"REPORIFT_SANDBOX must be bubblewrap, docker or podman, not {engine!r}"
+        )
+
+    def number(name: str, default: float) -> float:
+        value = environ.get(name)
+        return float(value) if value not in (None, "") else default
+
+    limits = {
+        "cpu_s": int(number("REPORIFT_SANDBOX_CPU_S", 10)),
+        "wall_s": number("REPORIFT_SANDBOX_WALL_S", 20),
+        "memory_mb": int(number("REPORIFT_SANDBOX_MEMORY_MB", 1024)),
+        "file_size_mb": int(number("REPORIFT_SANDBOX_FILE_MB", 16)),
+        "processes": int(number("REPORIFT_SANDBOX_PROCESSES", 32)),
+    }
+    return {"BACKEND": backend, "LIMITS": limits}
+
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("REPORIFT_DATA_DIR", BASE_DIR / "var")).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -94,6 +125,7 @@ INSTALLED_APPS = [
     "indexing",
     "search",
     "agents",
+    "labels",
 ]
 
 MIDDLEWARE = [
@@ -257,6 +289,7 @@ REPORIFT = {
         # A SearxNG-compatible JSON search API for the research agent; unset = no web search.
         "WEB_SEARCH_URL": os.environ.get("REPORIFT_WEB_SEARCH_URL", ""),
     },
+    "SANDBOX": sandbox_settings(os.environ),
     "AGENTS": {
         # "crewai": the research agent of the paper; "prompt": the same prompt, one completion.
         "AUGMENTER": os.environ.get("REPORIFT_AUGMENTER", "crewai"),
@@ -306,6 +339,14 @@ REPORIFT = {
                 "AUGMENT_BUDGET_S": 8,
                 "CODEGEN_BUDGET_S": 10,
                 "RERANK_BUDGET_S": 12,
+                # Labelling (labels/): asked for a verdict in words it says MATCH to every pair,
+                # and its P(yes) sits between 0.77 and 0.90 for relevant and irrelevant code
+                # alike. Threshold and screening band (30% of pairs tested) chosen on 200 CoSQA
+                # dev pairs (docs/eval/judge-calibration-qwen2-5-coder-0-5b-instruct.json).
+                # Its test programs rarely run to their asserts (asserts repeated until the
+                # token limit, none at all): the agents did not label better than one
+                # judgement (docs/BENCHMARKS.md, "Labels from agents"), so it judges.
+                "LABEL": {"METHOD": "judge", "THRESHOLD": 0.848, "SCREEN_BAND": [0.836, 0.865]},
             },
             # Qwen2.5-Coder-1.5B (opt-in, `make models-large`): its yes/no judgements of the
             # first 10, as log-odds blended at 0.3 with the standardised retrieval score, beat

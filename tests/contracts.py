@@ -3,6 +3,8 @@ the fixture (`embedder_backend`, `vector_store_backend`). Every backend must pas
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -275,3 +277,118 @@ class RerankerContract:
 
     def test_one_candidate_is_left_alone(self, reranker_backend):
         assert reranker_backend(0).rerank("q", self.candidates(1)).order == ["k0"]
+
+
+class SandboxContract:
+    """What every sandbox must stop and report; `tmp_path` holds a directory the sandboxed code
+    must not change (its files are also the `code_dir` it reads)."""
+
+    LIMITS = None  # set in sandbox_limits: a short wall clock and small limits keep this quick
+
+    @pytest.fixture
+    def sandbox_backend(self):
+        raise NotImplementedError
+
+    @pytest.fixture
+    def sandbox_limits(self):
+        from sandbox.base import Limits
+
+        return Limits(cpu_s=2, wall_s=6, memory_mb=512, file_size_mb=4, processes=16)
+
+    @pytest.fixture
+    def code_dir(self, tmp_path):
+        code = tmp_path / "repo"
+        (code / "shop").mkdir(parents=True)
+        (code / "shop" / "__init__.py").write_text("")
+        (code / "shop" / "text.py").write_text("def slug(t):\n    return '-'.join(t.split())\n")
+        code.chmod(0o700)  # as a temporary directory is: the sandbox's user must still read it
+        return code
+
+    def snapshot(self, root):
+        return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    def test_satisfies_protocol(self, sandbox_backend):
+        from sandbox.base import Sandbox
+
+        assert isinstance(sandbox_backend, Sandbox)
+        assert sandbox_backend.unavailable_reason() is None
+
+    def test_runs_a_standalone_snippet(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("print(sum(range(10)))", limits=sandbox_limits)
+        assert done.passed and done.stdout.strip() == "45"
+
+    def test_imports_the_code_read_only(self, sandbox_backend, sandbox_limits, code_dir):
+        before = self.snapshot(code_dir)
+        program = (
+            "from shop.text import slug\nassert slug('a b') == 'a-b'\nimport shop.text\n"
+            "open(shop.text.__file__, 'w').write('broken')\n"
+        )
+        done = sandbox_backend.run(program, code_dir=code_dir, limits=sandbox_limits)
+        assert done.status == "failed" and "Read-only file system" in done.stderr
+        assert self.snapshot(code_dir) == before
+
+    def test_failed_assert_is_a_failure_not_a_limit(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("assert 1 == 2, 'nope'", limits=sandbox_limits)
+        assert done.status == "failed" and done.limit == "" and "AssertionError" in done.stderr
+
+    def test_no_network(self, sandbox_backend, sandbox_limits):
+        program = (
+            "import socket\n"
+            "socket.create_connection(('1.1.1.1', 53), timeout=3)\n"
+            "print('connected')\n"
+        )
+        done = sandbox_backend.run(program, limits=sandbox_limits)
+        assert done.status == "failed" and "connected" not in done.stdout
+        assert "unreachable" in done.stderr.lower() or "Errno" in done.stderr
+
+    def test_fork_bomb_is_stopped(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("import os\nwhile True:\n    os.fork()\n", limits=sandbox_limits)
+        assert done.status == "stopped" and done.limit in ("processes", "wall-clock")
+        assert done.duration_s < sandbox_limits.wall_s + 10
+
+    def test_writes_outside_its_directory_change_nothing(
+        self, sandbox_backend, sandbox_limits, tmp_path, code_dir
+    ):
+        outside = tmp_path / "outside.txt"
+        outside.write_text("original")
+        before = self.snapshot(tmp_path)
+        program = (
+            "import os\nresults = []\n"
+            f"for path in ({str(outside)!r}, '/usr/evil', '/etc/evil', '/sandbox/code/evil'):\n"
+            "    try:\n"
+            "        open(path, 'w').write('changed')\n"
+            "        results.append(path)\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "open('mine.txt', 'w').write('a file of its own is fine')\n"
+            "print(results)\n"
+        )
+        done = sandbox_backend.run(program, code_dir=code_dir, limits=sandbox_limits)
+        assert done.passed, done.stderr
+        # A path that does not exist in the sandbox's own root may be created there (a tmpfs or
+        # an empty root), but never on this machine.
+        assert self.snapshot(tmp_path) == before
+        assert not Path("/usr/evil").exists() and not Path("/etc/evil").exists()
+
+    def test_memory_hog_is_stopped(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("x = bytearray(4 * 1024 ** 3)\n", limits=sandbox_limits)
+        assert done.status == "stopped" and done.limit == "memory"
+
+    def test_endless_loop_is_stopped(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("while True:\n    pass\n", limits=sandbox_limits)
+        assert done.status == "stopped" and done.limit in ("cpu time", "wall-clock")
+
+    def test_sleeper_is_stopped_by_the_wall_clock(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("import time\ntime.sleep(600)\n", limits=sandbox_limits)
+        assert done.status == "stopped" and done.limit == "wall-clock"
+        assert done.duration_s < sandbox_limits.wall_s + 10
+
+    def test_file_size_limit(self, sandbox_backend, sandbox_limits):
+        program = "f = open('big', 'wb')\nwhile True:\n    f.write(b'x' * 1024 * 1024)\n"
+        done = sandbox_backend.run(program, limits=sandbox_limits)
+        assert done.status == "stopped" and done.limit == "file size"
+
+    def test_endless_output_is_bounded(self, sandbox_backend, sandbox_limits):
+        done = sandbox_backend.run("while True:\n    print('x' * 1000)\n", limits=sandbox_limits)
+        assert done.status == "stopped"
+        assert len(done.stdout) <= sandbox_limits.output_chars + 100

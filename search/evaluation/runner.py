@@ -10,7 +10,7 @@ from typing import Any
 from tqdm import tqdm
 
 from indexing.models import Repository
-from search.evaluation.corpora import prepare_corpus, snippet_id_from_path
+from search.evaluation.corpora import prepare_corpus, snippet_filename, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
 from search.evaluation.metrics import mean_metrics, percentile, query_metrics
 from search.evaluation.stats import bootstrap_ci, paired_difference
@@ -44,7 +44,9 @@ def judge(
             if index in matched:
                 continue
             if snippets:
-                hit = g.path == path
+                # Snippet files are named by a filesystem-safe form of the id (ids such as
+                # "pkg/mod.py::func" come from label runs).
+                hit = snippet_id_from_path(snippet_filename(g.path)) == path
             else:
                 hit = g.path == path and (
                     g.qualname == unit.qualname
