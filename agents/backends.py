@@ -46,5 +46,7 @@ def get_reranker() -> Reranker:
             **common,
             budget_s=choices["RERANK_BUDGET_S"],
             blend=choices["RERANK_BLEND"],
+            prompt_version=choices["RERANK_PROMPT"],
+            reads=choices["RERANK_READS"],
         )
     return LLMReranker(**common)

@@ -34,6 +34,9 @@ class Completion:
     cached: bool = False
     # {token: log-probability} of the first answer token's most likely alternatives, when asked.
     first_token_logprobs: dict[str, float] = field(default_factory=dict)
+    # Prompt tokens the server did not evaluate again: its cache held them from an earlier
+    # request with the same prefix (llama.cpp and OpenAI report them; 0 where none is said).
+    cached_prompt_tokens: int = 0
 
 
 @runtime_checkable
@@ -188,6 +191,10 @@ class OpenAICompatibleClient:
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             first_token_logprobs=_first_token_logprobs(choices[0]),
+            cached_prompt_tokens=getattr(
+                getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0
+            )
+            or 0,
         )
 
 

@@ -106,6 +106,18 @@ RERANK_POINTWISE = Prompt(
     user="{code}\n\nDoes this code {query}? Answer Yes or No.",
 )
 
+# The same judgement with what every candidate of a query shares first: instructions, then the
+# query, then the candidate. llama.cpp keeps the last prompt's KV cache, so each candidate after
+# the first evaluates only its own tokens (v2 shared the instructions alone). The question keeps
+# v2's wording, asked after the code.
+RERANK_POINTWISE_QUERY_FIRST = Prompt(
+    name="rerank_pointwise",
+    version=3,
+    system=RERANK_POINTWISE.system,
+    user="Query: {query}\n\n{code}\n\nDoes this code {query}? Answer Yes or No.",
+)
+POINTWISE_PROMPTS = {p.version: p for p in (RERANK_POINTWISE, RERANK_POINTWISE_QUERY_FIRST)}
+
 # HyDE: one short function that would answer the query, to embed like the repository's code.
 CODEGEN_SHORT = Prompt(
     name="codegen_short",
@@ -213,6 +225,7 @@ ALL_PROMPTS = (
     CODEGEN_REPAIR,
     RERANK,
     RERANK_POINTWISE,
+    RERANK_POINTWISE_QUERY_FIRST,
     LABEL_JUDGE,
     LABEL_SCREEN,
     LABEL_TEST,

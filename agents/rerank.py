@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.errors import LLMError
 from agents.llm import LLMClient
-from agents.prompts import RERANK, RERANK_POINTWISE, code_block, data_block
+from agents.prompts import POINTWISE_PROMPTS, RERANK, code_block, data_block
 from reporift.standardise import zscore
 
 MAX_CANDIDATE_CHARS = 600
@@ -43,6 +43,9 @@ class Candidate:
     key: object  # the caller's id, returned as is
     text: str  # what the LLM sees: signature, docstring, code
     score: float | None = None  # the retrieval score (higher is better), where there is one
+    # A shorter text, where the caller has one: the signature and the lines that match the
+    # query (search.excerpts). A pointwise judge set to read excerpts reads this instead.
+    excerpt: str = ""
 
 
 @dataclass
@@ -204,21 +207,34 @@ class PointwiseReranker:
         candidate_chars: int = MAX_CANDIDATE_CHARS,
         budget_s: float = 20.0,
         blend: str = "ranks",
+        prompt_version: int = 2,
+        reads: str = "text",
     ) -> None:
         if blend not in ("ranks", "scores"):
             raise ValueError(f"blend is 'ranks' or 'scores', not {blend!r}")
+        if prompt_version not in POINTWISE_PROMPTS:
+            raise ValueError(f"no pointwise prompt version {prompt_version}")
+        if reads not in ("text", "excerpt"):
+            raise ValueError(f"reads is 'text' or 'excerpt', not {reads!r}")
         self.client = client
         self.weight = weight
         self.max_candidates = max_candidates
         self.candidate_chars = candidate_chars
         self.budget_s = budget_s
         self.blend = blend
+        self.prompt = POINTWISE_PROMPTS[prompt_version]
+        self.reads = reads
+
+    def text_of(self, candidate: Candidate) -> str:
+        if self.reads == "excerpt" and candidate.excerpt:
+            return candidate.excerpt
+        return candidate.text
 
     def judge(self, query: str, text: str) -> float | None:
         answer = self.client.complete(
-            RERANK_POINTWISE.messages(query=query, code=code_block(text[: self.candidate_chars])),
+            self.prompt.messages(query=query, code=code_block(text[: self.candidate_chars])),
             purpose="rerank",
-            prompt_version=RERANK_POINTWISE.id,
+            prompt_version=self.prompt.id,
             max_tokens=1,
             top_logprobs=10,
         )
@@ -235,7 +251,7 @@ class PointwiseReranker:
                 problems.append(f"time budget spent after {index} of {len(head)} candidates")
                 break
             try:
-                score = self.judge(query, candidate.text)
+                score = self.judge(query, self.text_of(candidate))
             except LLMError as exc:
                 problems.append(str(exc))
                 break

@@ -27,14 +27,21 @@ from benchmarks.common import ROOT, machine_line, write_section
 FAST = ("S1", "S6", "S4", "ranker")
 
 
-def _rerank(reranker: str, weight: float, blend: str = "ranks") -> dict:
-    """A reranker's overrides; every row names its blend, so none inherits it from the model's
-    settings."""
-    return {"RERANKER": reranker, "RERANK_WEIGHT": weight, "RERANK_BLEND": blend}
+def _rerank(reranker: str, weight: float, blend: str = "ranks", **judge) -> dict:
+    """A reranker's overrides; every row names its blend, prompt and what the judge reads, so
+    none inherits them from the model's settings."""
+    return {
+        "RERANKER": reranker,
+        "RERANK_WEIGHT": weight,
+        "RERANK_BLEND": blend,
+        "RERANK_PROMPT": judge.get("prompt", 2),
+        "RERANK_READS": judge.get("reads", "text"),
+        **({"RERANK_CHARS": judge["chars"]} if "chars" in judge else {}),
+    }
 
 
-def _reranked(label: str, reranker: str, weight: float, blend: str = "ranks") -> tuple:
-    return (label, (*FAST, "rerank"), _rerank(reranker, weight, blend))
+def _reranked(label: str, reranker: str, weight: float, blend: str = "ranks", **judge) -> tuple:
+    return (label, (*FAST, "rerank"), _rerank(reranker, weight, blend, **judge))
 
 
 # name -> (label, stages, per-model overrides). The labels key the committed reports.
@@ -45,6 +52,16 @@ CONFIGS = {
     "pointwise-1.0": _reranked("+ pointwise rerank, weight 1 (LLM order only)", "pointwise", 1.0),
     "scores-0.3": _reranked("+ pointwise rerank, score blend 0.3", "pointwise", 0.3, "scores"),
     "scores-0.5": _reranked("+ pointwise rerank, score blend 0.5", "pointwise", 0.5, "scores"),
+    # Prompt v3 (query before the candidate, so the cached prefix is reused) reading the
+    # candidate's signature and matching lines instead of its first characters.
+    "scores-0.3-excerpt": _reranked(
+        "+ pointwise rerank, score blend 0.3, query first, excerpts",
+        "pointwise",
+        0.3,
+        "scores",
+        prompt=3,
+        reads="excerpt",
+    ),
     "listwise-0.5": _reranked("+ listwise rerank, weight 0.5", "listwise", 0.5),
     "hyde": ("+ S2: one short generated function (HyDE)", (*FAST, "S2"), {"CODEGEN": "short"}),
     "augment": ("+ S5: augmented query (one completion)", (*FAST, "S5"), {}),
@@ -63,6 +80,15 @@ DEFAULT_CONFIGS = (
     "augment",
     "all",
 )
+
+
+def without(dataset, packages: list[str]):
+    """The dataset less the corpora whose name starts with one of `packages` ("pip" drops
+    "pip-23.2.1"): indexing every dev package takes over an hour on 2 cores."""
+    dropped = {k for k in dataset.corpora if any(k.startswith(f"{p}-") for p in packages)}
+    dataset.corpora = {k: c for k, c in dataset.corpora.items() if k not in dropped}
+    dataset.queries = [q for q in dataset.queries if q.corpus not in dropped]
+    return dataset
 
 
 def sample(dataset, per_corpus: int | None, limit: int | None):
@@ -95,6 +121,9 @@ def main() -> None:
     parser.add_argument("--per-package", type=int, default=10)
     parser.add_argument("--cosqa-queries", type=int, default=100)
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
+    parser.add_argument(
+        "--exclude-packages", default="", help="dev packages left out, comma-separated"
+    )
     parser.add_argument("--data-dir", default="var/benchmarks/lab/data")
     parser.add_argument(
         "--tag", default="", help="suffix for the report's name: a second run beside the first"
@@ -112,9 +141,12 @@ def main() -> None:
     from search.evaluation.runner import METRIC_KEYS, evaluate, paired_rows
 
     model = configured_model()
+    excluded = [p for p in args.exclude_packages.split(",") if p]
     datasets = {
         "packages (dev)": sample(
-            load_dataset(args.packages / "dev.jsonl", "repo"), args.per_package, None
+            without(load_dataset(args.packages / "dev.jsonl", "repo"), excluded),
+            args.per_package,
+            None,
         )
     }
     if args.cosqa:
@@ -182,6 +214,7 @@ def main() -> None:
                 f"Machine: {machine_line()}. Command: `python -m benchmarks.llm_stages --cosqa "
                 f"$COSQA/cosqa-retrieval-dev-500.json --per-package {args.per_package} "
                 f"--cosqa-queries {args.cosqa_queries} --configs {args.configs}"
+                f"{f' --exclude-packages {args.exclude_packages}' if excluded else ''}"
                 f"{f' --tag {args.tag}' if args.tag else ''}` with `{model}` served"
                 f"{' by the embedded server' if not settings.REPORIFT['LLM']['BASE_URL'] else ''}."
                 f" Per-query reports: `docs/eval/{out.name}`. Δ columns: paired difference from "

@@ -308,6 +308,12 @@ REPORIFT = {
                 # How the pointwise reranker's judgements meet the retrieval order: "ranks"
                 # (weighted reciprocal ranks) or "scores" (standardised score and log-odds).
                 "RERANK_BLEND": "ranks",
+                # The pointwise judge's prompt version (agents/prompts.py: 2 puts the candidate
+                # first, 3 the query, so llama.cpp reuses the shared prefix) and what it reads of
+                # each candidate: "text" (the unit from its start) or "excerpt" (its signature
+                # and the lines that match the query).
+                "RERANK_PROMPT": 2,
+                "RERANK_READS": "text",
                 # Each stage's time budget: past it, the stage stops and search goes on with
                 # what it has (the research agent's too: REPORIFT_AUGMENT_BUDGET_S).
                 "AUGMENT_BUDGET_S": float(os.environ.get("REPORIFT_AUGMENT_BUDGET_S", "30")),

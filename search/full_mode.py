@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from indexing.documents import search_repository_documents
 from search import streams as S
+from search.excerpts import excerpt
 from search.retrieval import Retriever
 
 if TYPE_CHECKING:
@@ -146,7 +147,12 @@ def rerank(
     if len(results) < 2:
         return results
     candidates = [
-        Candidate(key=index, text=_candidate_text(result), score=result.score)
+        Candidate(
+            key=index,
+            text=_candidate_text(result),
+            score=result.score,
+            excerpt=_candidate_excerpt(result, query),
+        )
         for index, result in enumerate(results)
     ]
     outcome = get_reranker().rerank(query, candidates)
@@ -169,3 +175,17 @@ def _joined(first: str, second: str) -> str:
 def _candidate_text(result: SearchResult) -> str:
     unit = result.unit
     return f"{unit.kind} {unit.qualname} in {unit.path}\n{unit.code}"
+
+
+def _candidate_excerpt(result: SearchResult, query: str) -> str:
+    """What the page shows first: the signature line and the window that matches the query,
+    with a marker where lines are left out between them."""
+    unit = result.unit
+    chosen = excerpt(unit.code, unit.start_line, query)
+    lines = [f"{unit.kind} {unit.qualname} in {unit.path}"]
+    if chosen.signature:
+        lines.append(chosen.signature)
+        if chosen.start_line > chosen.signature_line + 1:
+            lines.append("    ...")
+    lines.append(chosen.text)
+    return "\n".join(lines)

@@ -7,6 +7,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from agents.selectors import full_mode_plan
 from indexing.embedding import serving_embedder
 from indexing.models import Repository
 from indexing.selectors import (
@@ -51,13 +52,20 @@ def home(request):
             "repositories": repositories,
             "form": SearchForm(user=request.user),
             "embedder_notice": embedder_notice,
+            "full_mode_plan": full_mode_plan(),
         },
     )
 
 
 def search_page(request):
     form = SearchForm(request.GET or None, user=request.user)
-    context = {"form": form, "response": None, "results": [], "error": ""}
+    context = {
+        "form": form,
+        "response": None,
+        "results": [],
+        "error": "",
+        "full_mode_plan": full_mode_plan(),
+    }
     if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
         data = form.cleaned_data
         refusal = search_refusal(request, request.user, mode=data.get("mode") or "fast")
@@ -111,7 +119,11 @@ def search_job(request, job_id: str):
     job = job_state(job_id=job_id, owner=job_owner(request.user, client_address(request)))
     if job is None:
         raise Http404("no such search (it may have expired)")
-    return render(request, "search/_job.html", {"job": job, "job_id": job_id})
+    return render(
+        request,
+        "search/_job.html",
+        {"job": job, "job_id": job_id, "full_mode_plan": full_mode_plan()},
+    )
 
 
 def code_css(request):

@@ -85,3 +85,43 @@ def test_pointwise_scorer_prefers_the_answer(client, query, relevant, unrelated)
     assert yes_relevant > yes_unrelated
     result = scorer.rerank(query, [Candidate("u", unrelated), Candidate("r", relevant)])
     assert result.order == ["r", "u"] and not result.error
+
+
+class Recording:
+    """The real client, keeping every completion it returns."""
+
+    def __init__(self, client):
+        self.client, self.model, self.completions = client, client.model, []
+
+    def complete(self, messages, **options):
+        completion = self.client.complete(messages, **options)
+        self.completions.append(completion)
+        return completion
+
+
+def test_query_first_judge_reuses_the_cached_prefix(client):
+    """Prompt v3 puts the query before the candidate: llama.cpp keeps the last prompt's KV cache,
+    so from the second candidate on, the instructions and the query are not evaluated again."""
+    query = "parse the command line options of the deploy script into a settings object"
+    first, second = (
+        Candidate("a", "def add_numbers(left, right):\n    return left + right"),
+        Candidate(
+            "b", "def parse_options(argv):\n    return Settings(**dict(a.split('=') for a in argv))"
+        ),
+    )
+    cached, later = {}, None
+    client.use_cache = False  # the server's own prefix cache is what is measured
+    try:
+        for version in (2, 3):
+            recording = Recording(client)
+            judge = PointwiseReranker(client=recording, weight=1.0, prompt_version=version)
+            judge.rerank(query, [first, second])
+            assert len(recording.completions) == 2
+            later = recording.completions[1]
+            cached[version] = later.cached_prompt_tokens
+    finally:
+        client.use_cache = True
+    evaluated = later.prompt_tokens - later.cached_prompt_tokens
+    # v2 shares only the instructions; v3 the query's dozen tokens as well.
+    assert cached[3] >= cached[2] + 10, cached
+    assert evaluated < later.prompt_tokens * 0.6, (evaluated, later.prompt_tokens)

@@ -92,6 +92,25 @@ def test_pointwise_score_blend_through_fake_llm(fake_client, fake_llm):
 def test_pointwise_refuses_an_unknown_blend(fake_client):
     with pytest.raises(ValueError):
         PointwiseReranker(client=fake_client, weight=0.5, blend="average")
+    with pytest.raises(ValueError):
+        PointwiseReranker(client=fake_client, weight=0.5, prompt_version=99)
+    with pytest.raises(ValueError):
+        PointwiseReranker(client=fake_client, weight=0.5, reads="summary")
+
+
+def test_query_first_prompt_reads_excerpts_where_there_are_some(fake_client, fake_llm):
+    fake_llm.answer_with(lambda body: Reply("Yes"))
+    with_excerpt = Candidate(
+        "a", "class Adapter:\n    " + "x = 1\n    " * 50, excerpt="retries = 3"
+    )
+    without = Candidate("b", "def plain(): pass")
+    judge = PointwiseReranker(client=fake_client, weight=0.3, prompt_version=3, reads="excerpt")
+    judge.rerank("retry failed calls", [with_excerpt, without])
+    prompts = [r["messages"][1]["content"] for r in fake_llm.requests]
+    # Shared part first (the query), the candidate after it; the excerpt replaces the code.
+    assert all(p.startswith("Query: retry failed calls\n\n```python\n") for p in prompts)
+    assert "retries = 3" in prompts[0] and "class Adapter" not in prompts[0]
+    assert "def plain(): pass" in prompts[1]  # no excerpt: the text itself
 
 
 def test_rerank_through_fake_llm(fake_client, fake_llm):

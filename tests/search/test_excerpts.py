@@ -88,3 +88,19 @@ def test_demo_page_first_result_folds_to_the_retry_lines(client, db):
     assert 0 < len(line_numbers) <= 15
     text = re.sub(r"<[^>]+>", "", before_fold)
     assert re.search(r"max_retries|retry", text), text[:2000]
+
+
+def test_the_judge_reads_the_signature_and_the_matching_lines():
+    from types import SimpleNamespace
+
+    from search.full_mode import _candidate_excerpt
+
+    body = [f"    setting_{i} = {i}" for i in range(40)]
+    code = "\n".join(["class HTTPAdapter:", *body, "    max_retries = Retry(3)", *body])
+    unit = SimpleNamespace(
+        kind="class", qualname="HTTPAdapter", path="adapters.py", code=code, start_line=10
+    )
+    text = _candidate_excerpt(SimpleNamespace(unit=unit), "retry failed calls")
+    lines = text.splitlines()
+    assert lines[:3] == ["class HTTPAdapter in adapters.py", "class HTTPAdapter:", "    ..."]
+    assert "max_retries = Retry(3)" in text and len(lines) <= 3 + 12

@@ -32,6 +32,8 @@ def test_full_mode_page_shows_stages_then_results(shop, slow_llm):
     page = client.get("/search/", {"repo": "shop", "q": "retry failed http calls", "mode": "full"})
     html = page.content.decode()
     assert page.status_code == 200 and 'id="full-mode-job"' in html
+    # Before and while it runs, the page says what full mode does with this model.
+    assert html.count("Full mode: paid-model expands the query, writes code") == 2
     job_url = re.search(r'hx-get="(/search/jobs/[0-9a-f]+/)"', html).group(1)
     seen_stages: set[str] = set()
     deadline = time.monotonic() + 30
