@@ -75,6 +75,8 @@ def excerpt(code: str, start_line: int, query: str, *, window: int = WINDOW) -> 
             total = running[min(start + window, len(lines))] - running[start]
             if total > best:
                 best_start, best = start, total
+    # Matches above the signature only (a decorator, a comment) leave the first lines shown.
+    if best > 0:
         # Centre the matching lines: start the window a little before the first match.
         first_match = next(i for i in range(best_start, len(lines)) if scores[i])
         best_start = max(signature_index, min(first_match - 1, len(lines) - window))

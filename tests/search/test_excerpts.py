@@ -104,3 +104,11 @@ def test_the_judge_reads_the_signature_and_the_matching_lines():
     lines = text.splitlines()
     assert lines[:3] == ["class HTTPAdapter in adapters.py", "class HTTPAdapter:", "    ..."]
     assert "max_retries = Retry(3)" in text and len(lines) <= 3 + 12
+
+
+def test_a_match_above_the_signature_only_shows_the_start():
+    # Found live: the decorator named the query's word, no line below it did (StopIteration).
+    code = "@retry_on_failure\ndef fetch(url):\n" + "\n".join(f"    step_{i}()" for i in range(30))
+    chosen = excerpt(code, 5, "retry")
+    assert chosen.signature_line == 6 and chosen.start_line == 7
+    assert chosen.text.startswith("    step_0()")
