@@ -37,6 +37,7 @@ def _rerank(reranker: str, weight: float, blend: str = "ranks", **judge) -> dict
         "RERANK_PROMPT": judge.get("prompt", 2),
         "RERANK_READS": judge.get("reads", "text"),
         **({"RERANK_CHARS": judge["chars"]} if "chars" in judge else {}),
+        **({"RERANK_CANDIDATES": judge["candidates"]} if "candidates" in judge else {}),
     }
 
 
@@ -62,6 +63,23 @@ CONFIGS = {
         prompt=3,
         reads="excerpt",
     ),
+    # v3 reading the unit's text, judging only the first six: within 10 s on 2 cores.
+    "scores-0.3-top6": _reranked(
+        "+ pointwise rerank of the first 6, score blend 0.3, query first",
+        "pointwise",
+        0.3,
+        "scores",
+        prompt=3,
+        candidates=6,
+    ),
+    "scores-0.5-top6": _reranked(
+        "+ pointwise rerank of the first 6, score blend 0.5, query first",
+        "pointwise",
+        0.5,
+        "scores",
+        prompt=3,
+        candidates=6,
+    ),
     "listwise-0.5": _reranked("+ listwise rerank, weight 0.5", "listwise", 0.5),
     "hyde": ("+ S2: one short generated function (HyDE)", (*FAST, "S2"), {"CODEGEN": "short"}),
     "augment": ("+ S5: augmented query (one completion)", (*FAST, "S5"), {}),
@@ -85,6 +103,7 @@ DEFAULT_CONFIGS = (
 def without(dataset, packages: list[str]):
     """The dataset less the corpora whose name starts with one of `packages` ("pip" drops
     "pip-23.2.1"): indexing every dev package takes over an hour on 2 cores."""
+
     def name(key: str) -> str:  # ".../packages/pip-23.2.1@" -> "pip-23.2.1"
         return Path(key.split("@")[0]).name
 

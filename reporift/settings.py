@@ -359,6 +359,8 @@ REPORIFT = {
             # fast mode's MRR beyond the interval on both dev sets (+0.029 and +0.018; Success@1
             # +4.2 and +1.7 points, within the noise). Blended by ranks the same judgements
             # changed no first place; HyDE and augmentation did not help. Rerank p50 16 s.
+            # Prompt v3 with excerpts, or on the first 6 only, gained within the noise on 209
+            # package queries (docs/BENCHMARKS.md, issue 22's verdict): v2 and text stay.
             "qwen2.5-coder-1.5b-instruct": {
                 "STAGES": ["rerank"],
                 "CODEGEN": "short",
