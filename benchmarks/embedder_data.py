@@ -49,8 +49,10 @@ from indexing.parsing import parse_source
 from indexing.unit_text import code_text, identifier_words
 
 PER_PACKAGE = 600
-# RepoRift's own code is not third-party data; the rest are not Python source packages.
-NOT_DATA = {"reporift", "indexing", "search", "agents", "accounts", "benchmarks", "tests"}
+# RepoRift's own code (every package of the `reporift` distribution, and these directories
+# that are not installed) is not third-party data.
+OWN_DISTRIBUTION = "reporift"
+NOT_DATA = {"benchmarks", "tests"}
 _MIN_CODE_LINES = 2
 _JUDGED_OVERLAP = 0.6
 
@@ -75,6 +77,8 @@ def data_packages() -> list[str]:
     names = set()
     for top, distributions in metadata.packages_distributions().items():
         if top in dev or any(d.lower() in dev_distributions for d in distributions):
+            continue
+        if OWN_DISTRIBUTION in (d.lower() for d in distributions):
             continue
         # Forks and companions of a dev package (httpx2, crewai_core) may share its code.
         if any(top.lower().startswith(name.lower().strip("_")) for name in dev):
@@ -268,11 +272,17 @@ def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
     )
     out.write_text(text)
     sources = Counter(p["source"].split(":")[0] for p in pairs)
+    package_names = sorted(
+        {p["source"].split(":")[1] for p in pairs if p["source"].startswith("package:")}
+    )
     stats = {
         "pairs": len(pairs),
         "by_source": dict(sorted(sources.items())),
         "with_negative": sum(1 for p in pairs if p["negative"]),
-        "packages": len({p["source"] for p in pairs if p["source"].startswith("package:")}),
+        "packages": len(package_names),
+        # The recipe depends on what is installed: name the packages, so that a different
+        # hash can be traced to a different environment.
+        "package_names": package_names,
         "per_package": per_package,
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
     }
