@@ -70,3 +70,16 @@ def write_section(name: str, body: str) -> None:
 def run_module(module: str, *args: str) -> None:
     """Each benchmark runs in its own process: peak memory is then its own."""
     subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, check=True)
+
+
+def without_packages(dataset, packages: list[str]):
+    """The dataset less the corpora whose name starts with one of `packages` ("pip" drops
+    "pip-23.2.1"): indexing every dev package takes over an hour on 2 cores."""
+
+    def name(key: str) -> str:  # ".../packages/pip-23.2.1@" -> "pip-23.2.1"
+        return Path(key.split("@")[0]).name
+
+    dropped = {k for k in dataset.corpora if any(name(k).startswith(f"{p}-") for p in packages)}
+    dataset.corpora = {k: c for k, c in dataset.corpora.items() if k not in dropped}
+    dataset.queries = [q for q in dataset.queries if q.corpus not in dropped]
+    return dataset

@@ -24,7 +24,7 @@ import json
 import time
 from pathlib import Path
 
-from benchmarks.common import ROOT, setup_django
+from benchmarks.common import ROOT, setup_django, without_packages
 
 KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
 CONFIGS = {"S1 only": ("S1",), "fast mode": ("S1", "S6", "S4", "ranker")}
@@ -46,8 +46,10 @@ def run(args: argparse.Namespace) -> None:
         raise SystemExit(embedder.notice)
     paths = {"packages": (args.packages / "dev.jsonl", "repo"), "cosqa": (args.cosqa, "cosqa")}
     out: dict = {"label": args.label, "model_id": embedder.model_id, "sets": {}}
+    excluded = [p for p in args.exclude_packages.split(",") if p]
+    out["excluded_packages"] = excluded
     for name in args.sets:
-        dataset = load_dataset(*paths[name])
+        dataset = without_packages(load_dataset(*paths[name]), excluded)
         started = time.perf_counter()
         repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
         indexed_s = time.perf_counter() - started
@@ -72,6 +74,8 @@ def compare(args: argparse.Namespace) -> None:
     from search.evaluation.stats import paired_difference
 
     base, tuned = (json.loads(Path(p).read_text()) for p in (args.base, args.tuned))
+    if base.get("excluded_packages", []) != tuned.get("excluded_packages", []):
+        raise SystemExit("the two runs left out different packages: their queries do not pair")
     lines = [
         "| set | configuration | embedder | " + " | ".join(KEYS) + " | ΔS@1 | ΔMRR | ΔNDCG@10 |",
         "| --- | --- | --- | " + " | ".join("---" for _ in KEYS) + " | --- | --- | --- |",
@@ -80,6 +84,7 @@ def compare(args: argparse.Namespace) -> None:
         "command": "python -m benchmarks.embedder_eval compare",
         "base": base["model_id"],
         "tuned": tuned["model_id"],
+        "excluded_packages": base.get("excluded_packages", []),
         "sets": {},
     }
     for name in base["sets"]:
@@ -176,6 +181,9 @@ def main() -> None:
     one.add_argument("--packages", type=Path, default=Path("var/benchmarks/packages"))
     one.add_argument("--cosqa", type=Path, required=True)
     one.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    one.add_argument(
+        "--exclude-packages", default="", help="dev packages left out, comma-separated"
+    )
     one.add_argument("--out", type=Path)
     both = commands.add_parser("compare")
     both.add_argument("base", type=Path)

@@ -22,7 +22,7 @@ import os
 import statistics
 from pathlib import Path
 
-from benchmarks.common import ROOT, machine_line, write_section
+from benchmarks.common import ROOT, machine_line, without_packages, write_section
 
 FAST = ("S1", "S6", "S4", "ranker")
 
@@ -100,19 +100,6 @@ DEFAULT_CONFIGS = (
 )
 
 
-def without(dataset, packages: list[str]):
-    """The dataset less the corpora whose name starts with one of `packages` ("pip" drops
-    "pip-23.2.1"): indexing every dev package takes over an hour on 2 cores."""
-
-    def name(key: str) -> str:  # ".../packages/pip-23.2.1@" -> "pip-23.2.1"
-        return Path(key.split("@")[0]).name
-
-    dropped = {k for k in dataset.corpora if any(name(k).startswith(f"{p}-") for p in packages)}
-    dataset.corpora = {k: c for k, c in dataset.corpora.items() if k not in dropped}
-    dataset.queries = [q for q in dataset.queries if q.corpus not in dropped]
-    return dataset
-
-
 def sample(dataset, per_corpus: int | None, limit: int | None):
     """The first `per_corpus` queries of every corpus, or the first `limit` queries."""
     if per_corpus:
@@ -166,7 +153,7 @@ def main() -> None:
     excluded = [p for p in args.exclude_packages.split(",") if p]
     datasets = {
         "packages (dev)": sample(
-            without(load_dataset(args.packages / "dev.jsonl", "repo"), excluded),
+            without_packages(load_dataset(args.packages / "dev.jsonl", "repo"), excluded),
             args.per_package,
             None,
         )
