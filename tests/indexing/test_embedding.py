@@ -1,6 +1,9 @@
+import json
+
 import numpy as np
 import pytest
 
+from indexing.embedder_delta import SHIPPED
 from indexing.embedding import EmbedderUnavailable, OnnxMiniLMEmbedder
 from tests.contracts import EmbedderContract
 
@@ -11,9 +14,12 @@ class TestOnnxMiniLMEmbedder(EmbedderContract):
         return embedder
 
     def test_is_the_default(self, embedder):
+        # MiniLM with the tuned delta committed in indexing/embedders/, merged and checked.
+        shipped = json.loads(SHIPPED.read_text())["delta_sha256"][:10]
         assert isinstance(embedder, OnnxMiniLMEmbedder)
         assert embedder.dimension == 384
-        assert embedder.model_id == "all-MiniLM-L6-v2-fp32-128"
+        assert embedder.notice == ""
+        assert embedder.model_id == f"all-MiniLM-L6-v2-{shipped}-fp32-128"
 
     def test_meaning_not_spelling(self, embedder):
         query, related, unrelated = embedder.embed(
