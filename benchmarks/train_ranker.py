@@ -3,12 +3,18 @@ search path, and write the committed model and its manifest (`make train-ranker`
 
     python -m benchmarks.package_benchmark            # writes var/benchmarks/packages/*.jsonl
     python -m benchmarks.train_ranker [--rows var/benchmarks/packages/train.jsonl]
+        [--cosqa-train PATH/cosqa-train-pairs.json --cosqa-queries N]
 
 Each train query runs fast mode's streams (S1, S6, S4) on its indexed package; the candidates
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
 label (1 for the gold unit or the class that encloses it, RepoRift's rule). LightGBM's
 LambdaRank is fitted on them with fixed parameters and seed, so the same data gives the same
 model. Only `train` rows may be given: defaults are chosen on `dev`, never fitted there.
+
+Package rows are docstring sentences over whole repositories; a ranker fitted on them alone
+trusts names and shared words more than web questions deserve. `--cosqa-train` adds N of
+CoSQA's training queries (web questions), each over a snippet corpus made of every code in the
+training pairs (its human-judged non-answers stay in as distractors).
 
 The data dir defaults to the lab's (`var/benchmarks/lab/data`), whose vector cache already holds
 the train packages' vectors when the lab has run; from nothing, indexing the train packages
@@ -48,6 +54,9 @@ PARAMETERS = {
     "verbose": -1,
 }
 ROUNDS = 300
+# CoSQA training queries added to the package rows when --cosqa-train is given: chosen on both
+# dev sets among 0, 700 and 2,000 (docs/eval/ranker-refit.json).
+COSQA_QUERIES = 2000
 
 
 def fit(
@@ -90,20 +99,65 @@ def labels_for(units, gold) -> np.ndarray:
     )
 
 
-def training_groups(rows: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
+def snippet_labels_for(units, gold) -> np.ndarray:
+    """A snippet corpus: every unit of the gold snippet's file is a hit."""
+    from search.evaluation.corpora import snippet_filename
+
+    files = {snippet_filename(g.path) for g in gold}
+    return np.array([u.path in files for u in units], dtype=int)
+
+
+def cosqa_training_dataset(path: Path, *, queries: int):
+    """CoSQA's training pairs as ranking data: the snippet corpus is every distinct code in the
+    file (answers and human-judged non-answers alike), and `queries` of the queries with an
+    answer ask for it, taken in a fixed order (by the query's sha256) so that the same file
+    and number give the same sample."""
+    from search.evaluation.datasets import Corpus, EvalDataset, EvalQuery, GoldUnit
+
+    pairs = json.loads(path.read_text())
+    if not isinstance(pairs, list):
+        raise SystemExit(f"{path}: expected a JSON list of CoSQA pairs")
+
+    def snippet_id(code: str) -> str:
+        return "t" + hashlib.sha256(code.encode()).hexdigest()[:16]
+
+    snippets = {snippet_id(p["code"]): p["code"] for p in pairs}
+    answers: dict[str, set[str]] = {}
+    for pair in pairs:
+        if int(pair["label"]) == 1:
+            answers.setdefault(pair["query"], set()).add(snippet_id(pair["code"]))
+    chosen = sorted(answers, key=lambda q: hashlib.sha256(q.encode()).hexdigest())[:queries]
+    corpus = Corpus(key="cosqa-train", kind="snippets", snippets=snippets)
+    return EvalDataset(
+        name="cosqa-train",
+        format="cosqa",
+        corpora={corpus.key: corpus},
+        queries=[
+            EvalQuery(
+                query_id=f"cosqa-train-{n}",
+                query=query,
+                corpus=corpus.key,
+                gold=[GoldUnit(path=s) for s in sorted(answers[query])],
+            )
+            for n, query in enumerate(chosen)
+        ],
+    )
+
+
+def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
     from tqdm import tqdm
 
     from search.evaluation.corpora import prepare_corpus
-    from search.evaluation.datasets import load_dataset
     from search.filters import SearchFilters
     from search.ranking.order import candidate_features
     from search.retrieval import Retriever
     from search.services import gather_candidates
 
-    dataset = load_dataset(rows, "repo")
     repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+    snippets = all(c.kind == "snippets" for c in dataset.corpora.values())
+    label = snippet_labels_for if snippets else labels_for
     groups = []
-    for query in tqdm(dataset.queries, desc="train queries", unit="q"):
+    for query in tqdm(dataset.queries, desc=f"{dataset.name} queries", unit="q"):
         repository = repositories[query.corpus]
         retriever = Retriever(
             repository=repository,
@@ -118,12 +172,10 @@ def training_groups(rows: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], di
         ]
         pool = gather_candidates(results, retriever)
         features = candidate_features(query=query.query, units=pool.units, retriever=retriever)
-        groups.append((features, labels_for(list(pool.units.values()), query.gold)))
+        groups.append((features, label(list(pool.units.values()), query.gold)))
     info = {
-        "rows": str(rows),
-        "rows_sha256": hashlib.sha256(rows.read_bytes()).hexdigest(),
         "queries": len(dataset.queries),
-        "packages": sorted(Path(c.source).name for c in dataset.corpora.values()),
+        "corpora": sorted(Path(c.source).name or c.key for c in dataset.corpora.values()),
         "units": sum(r.active_run.units_total for r in repositories.values()),
         "queries_with_a_hit_among_candidates": int(sum(y.any() for _, y in groups)),
     }
@@ -135,15 +187,36 @@ def main() -> None:
     parser.add_argument("--rows", type=Path, default=Path("var/benchmarks/packages/train.jsonl"))
     parser.add_argument("--data-dir", default="var/benchmarks/lab/data")
     parser.add_argument("--out", type=Path, default=ROOT / "search" / "ranking" / "ranker.txt")
+    parser.add_argument("--cosqa-train", type=Path, help="cosqa-train-pairs.json (and no other)")
+    parser.add_argument("--cosqa-queries", type=int, default=COSQA_QUERIES)
     args = parser.parse_args()
     if args.rows.name != "train.jsonl":
         raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
+    if args.cosqa_train and args.cosqa_train.name != "cosqa-train-pairs.json":
+        raise SystemExit("CoSQA data for fitting is cosqa-train-pairs.json only")
     setup_django(str(Path(args.data_dir).resolve()))
     from indexing.embedding import get_embedder
+    from search.evaluation.datasets import load_dataset
     from search.ranking.features import FEATURES
 
     start = time.perf_counter()
-    groups, info = training_groups(args.rows)
+    groups, packages = training_groups(load_dataset(args.rows, "repo"))
+    info = {
+        "rows": str(args.rows),
+        "rows_sha256": hashlib.sha256(args.rows.read_bytes()).hexdigest(),
+        "packages": packages.pop("corpora"),
+        **packages,
+    }
+    if args.cosqa_train and args.cosqa_queries:
+        dataset = cosqa_training_dataset(args.cosqa_train, queries=args.cosqa_queries)
+        cosqa_groups, cosqa = training_groups(dataset)
+        groups += cosqa_groups
+        cosqa.pop("corpora")
+        info["cosqa_train"] = {
+            "file": args.cosqa_train.name,
+            "sha256": hashlib.sha256(args.cosqa_train.read_bytes()).hexdigest(),
+            **cosqa,
+        }
     model = fit(groups)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save_model(str(args.out))

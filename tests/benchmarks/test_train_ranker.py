@@ -1,0 +1,53 @@
+"""The ranker's training data: CoSQA's training pairs as ranking groups, and their labels."""
+
+import json
+from types import SimpleNamespace
+
+from benchmarks.train_ranker import cosqa_training_dataset, snippet_labels_for
+from search.evaluation.corpora import snippet_filename
+
+PAIRS = [
+    {"idx": "0", "query": "sort a list", "code": "def a(): return sorted(x)", "label": 1},
+    {"idx": "1", "query": "sort a list", "code": "def b(): return x", "label": 0},
+    {"idx": "2", "query": "read a file", "code": "def c(): return open(p).read()", "label": 1},
+    {"idx": "3", "query": "read a file", "code": "def d(): return open(q).read()", "label": 1},
+    {"idx": "4", "query": "unanswered", "code": "def e(): pass", "label": 0},
+]
+
+
+def _write(tmp_path):
+    path = tmp_path / "cosqa-train-pairs.json"
+    path.write_text(json.dumps(PAIRS))
+    return path
+
+
+def test_every_code_is_in_the_corpus_and_only_answered_queries_ask(tmp_path):
+    dataset = cosqa_training_dataset(_write(tmp_path), queries=10)
+    (corpus,) = dataset.corpora.values()
+    assert corpus.kind == "snippets"
+    assert sorted(corpus.snippets.values()) == sorted(p["code"] for p in PAIRS)
+    asked = {q.query: sorted(corpus.snippets[g.path] for g in q.gold) for q in dataset.queries}
+    assert asked == {
+        "sort a list": ["def a(): return sorted(x)"],
+        "read a file": ["def c(): return open(p).read()", "def d(): return open(q).read()"],
+    }
+
+
+def test_the_sample_is_fixed_by_the_file_and_the_number(tmp_path):
+    path = _write(tmp_path)
+    first = [q.query for q in cosqa_training_dataset(path, queries=1).queries]
+    again = [q.query for q in cosqa_training_dataset(path, queries=1).queries]
+    both = [q.query for q in cosqa_training_dataset(path, queries=2).queries]
+    assert first == again and len(first) == 1 and both[0] == first[0]
+
+
+def test_every_unit_of_the_gold_snippet_is_a_hit(tmp_path):
+    dataset = cosqa_training_dataset(_write(tmp_path), queries=10)
+    query = next(q for q in dataset.queries if q.query == "sort a list")
+    gold_file = snippet_filename(query.gold[0].path)
+    units = [
+        SimpleNamespace(path=gold_file),
+        SimpleNamespace(path="other.py"),
+        SimpleNamespace(path=gold_file),
+    ]
+    assert snippet_labels_for(units, query.gold).tolist() == [1, 0, 1]
