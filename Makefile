@@ -10,7 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= requests
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-scale clean lock models-large \
-	train-ranker train-embedder
+	train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash; the project itself is installed on
@@ -34,17 +34,23 @@ models-large: $(STAMP)
 	@echo "Set REPORIFT_LLM_EMBEDDED_MODEL=qwen2.5-coder-1.5b-instruct to serve it."
 
 # Refit the learned ranker on the package benchmark's train packages and 2,000 of CoSQA's
-# training queries (search/ranking/); COSQA is where cosqa-train-pairs.json lies.
-COSQA ?= ../shared/data/cosqa
-train-ranker: setup
+# training queries (search/ranking/). Both training targets need COSQA, the directory where
+# cosqa-train-pairs.json lies (public CoSQA data, not part of this repository):
+# `make train-ranker COSQA=/path/to/cosqa`.
+COSQA ?=
+cosqa-data:
+	@test -f "$(COSQA)/cosqa-train-pairs.json" || \
+		(echo "set COSQA to the directory holding cosqa-train-pairs.json" >&2; exit 2)
+
+train-ranker: setup cosqa-data
 	$(PY) -m benchmarks.package_benchmark
 	$(PY) -m benchmarks.train_ranker --cosqa-train $(COSQA)/cosqa-train-pairs.json
 
 # Rebuild the tuned embedder's delta (indexing/embedders/) from nothing: the training pairs,
 # then contrastive fine-tuning on the CPU. torch and transformers go into the venv for this
-# only (the product runs the merged graph on onnxruntime); COSQA is where
-# cosqa-train-pairs.json lies. Times on the 2-core machine: docs/BENCHMARKS.md.
-train-embedder: setup
+# only (the product runs the merged graph on onnxruntime). Times on the 2-core machine:
+# docs/BENCHMARKS.md.
+train-embedder: setup cosqa-data
 	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0 transformers==5.23.0
 	$(PY) -m benchmarks.embedder_data --cosqa $(COSQA)/cosqa-train-pairs.json
 	$(PY) -m benchmarks.train_embedder

@@ -16,7 +16,7 @@ allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
 A pair whose query opens a docstring of a dev package, or whose code is a dev package's unit, is
 dropped (a package outside the dev set may copy one): nothing of the dev sets leaks in.
 
-    python -m benchmarks.embedder_data --cosqa ../shared/data/cosqa/cosqa-train-pairs.json \
+    python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json \
         [--out var/benchmarks/embedder/pairs.jsonl] [--per-package 600]
 
 writes the pairs (one JSON object a line) and `<out>.stats.json` (counts per source, the file's

@@ -1,7 +1,7 @@
 """How good are the labelling agents' labels? Measured on human labels, as CoSQA+ measured its
 own against experts.
 
-    python -m benchmarks.judge_quality --cosqa ../shared/data/cosqa [--webquery 300]
+    python -m benchmarks.judge_quality --cosqa $COSQA [--webquery 300]
         [--cosqa-dev 50] [--methods judge,agents] [--data-dir var/benchmarks/judge]
 
 Pairs: a seeded sample of WebQueryTest's labelled (query, code) pairs, and CoSQA dev queries

@@ -3,7 +3,7 @@ search path, and write the committed model and its manifest (`make train-ranker`
 
     python -m benchmarks.package_benchmark            # writes var/benchmarks/packages/*.jsonl
     python -m benchmarks.train_ranker [--rows var/benchmarks/packages/train.jsonl]
-        [--cosqa-train PATH/cosqa-train-pairs.json --cosqa-queries N]
+        --cosqa-train $COSQA/cosqa-train-pairs.json [--cosqa-queries 2000]
 
 Each train query runs fast mode's streams (S1, S6, S4) on its indexed package; the candidates
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
@@ -14,7 +14,8 @@ model. Only `train` rows may be given: defaults are chosen on `dev`, never fitte
 Package rows are docstring sentences over whole repositories; a ranker fitted on them alone
 trusts names and shared words more than web questions deserve. `--cosqa-train` adds N of
 CoSQA's training queries (web questions), each over a snippet corpus made of every code in the
-training pairs (its human-judged non-answers stay in as distractors).
+training pairs (its human-judged non-answers stay in as distractors). `--cosqa-queries 0`
+fits on package rows alone.
 
 The data dir defaults to the lab's (`var/benchmarks/lab/data`), whose vector cache already holds
 the train packages' vectors when the lab has run; from nothing, indexing the train packages
@@ -54,8 +55,8 @@ PARAMETERS = {
     "verbose": -1,
 }
 ROUNDS = 300
-# CoSQA training queries added to the package rows when --cosqa-train is given: chosen on both
-# dev sets among 0, 700 and 2,000 (docs/eval/ranker-refit.json).
+# CoSQA training queries added to the package rows: chosen on both dev sets among 0, 700 and
+# 2,000 (docs/eval/ranker-refit.json).
 COSQA_QUERIES = 2000
 
 
@@ -175,7 +176,6 @@ def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]
         groups.append((features, label(list(pool.units.values()), query.gold)))
     info = {
         "queries": len(dataset.queries),
-        "corpora": sorted(Path(c.source).name or c.key for c in dataset.corpora.values()),
         "units": sum(r.active_run.units_total for r in repositories.values()),
         "queries_with_a_hit_among_candidates": int(sum(y.any() for _, y in groups)),
     }
@@ -192,6 +192,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.rows.name != "train.jsonl":
         raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
+    if args.cosqa_queries and not args.cosqa_train:
+        raise SystemExit("--cosqa-train is needed (or --cosqa-queries 0 for package rows alone)")
     if args.cosqa_train and args.cosqa_train.name != "cosqa-train-pairs.json":
         raise SystemExit("CoSQA data for fitting is cosqa-train-pairs.json only")
     setup_django(str(Path(args.data_dir).resolve()))
@@ -200,18 +202,18 @@ def main() -> None:
     from search.ranking.features import FEATURES
 
     start = time.perf_counter()
-    groups, packages = training_groups(load_dataset(args.rows, "repo"))
+    rows = load_dataset(args.rows, "repo")
+    groups, counts = training_groups(rows)
     info = {
         "rows": str(args.rows),
         "rows_sha256": hashlib.sha256(args.rows.read_bytes()).hexdigest(),
-        "packages": packages.pop("corpora"),
-        **packages,
+        "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
+        **counts,
     }
-    if args.cosqa_train and args.cosqa_queries:
+    if args.cosqa_queries:
         dataset = cosqa_training_dataset(args.cosqa_train, queries=args.cosqa_queries)
         cosqa_groups, cosqa = training_groups(dataset)
         groups += cosqa_groups
-        cosqa.pop("corpora")
         info["cosqa_train"] = {
             "file": args.cosqa_train.name,
             "sha256": hashlib.sha256(args.cosqa_train.read_bytes()).hexdigest(),
