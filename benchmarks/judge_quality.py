@@ -41,13 +41,17 @@ def webquery_pairs(cosqa: Path, n: int, seed: int) -> list[dict]:
     ]
 
 
-def cosqa_dev_pairs(cosqa: Path, n: int, seed: int) -> list[dict]:
+def cosqa_dev_pairs(
+    cosqa: Path, n: int, seed: int, leave_out: frozenset = frozenset()
+) -> list[dict]:
+    """`n` seeded CoSQA dev queries, none of those in `leave_out` (query idx), two pairs each."""
     import bm25s
 
     code_map = json.loads((cosqa / "code_idx_map.txt").read_text())
     snippets = {str(idx): code for code, idx in code_map.items()}
     ids = list(snippets)
     queries = json.loads((cosqa / "cosqa-retrieval-dev-500.json").read_text())
+    queries = [q for q in queries if str(q["idx"]) not in leave_out]
     sample = random.Random(seed).sample(queries, min(n, len(queries)))
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize([snippets[i] for i in ids], stopwords="en", show_progress=False))
@@ -69,6 +73,12 @@ def cosqa_dev_pairs(cosqa: Path, n: int, seed: int) -> list[dict]:
                 }
             )
     return pairs
+
+
+def queries_in(report: Path) -> frozenset:
+    """The CoSQA dev queries a judge report labelled (its pair ids are `query:snippet`)."""
+    rows = json.loads(report.read_text())["per_pair"]
+    return frozenset(r["id"].split(":")[0] for r in rows if r["set"] == "cosqa-dev")
 
 
 def interleave(a: list, b: list) -> list:
@@ -182,6 +192,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path)
     parser.add_argument(
+        "--hold-apart",
+        type=Path,
+        help="a judge report (e.g. the calibration pairs) whose CoSQA dev queries are left out, "
+        "so that a threshold chosen on them is checked on other queries",
+    )
+    parser.add_argument(
         "--calibrate",
         type=float,
         metavar="SHARE",
@@ -204,7 +220,12 @@ def main() -> None:
     out = args.out or ROOT / "docs" / "eval" / f"{name}-{slug}.json"
     pairs = interleave(
         webquery_pairs(args.cosqa, args.webquery, args.seed),
-        cosqa_dev_pairs(args.cosqa, args.cosqa_dev, args.seed),
+        cosqa_dev_pairs(
+            args.cosqa,
+            args.cosqa_dev,
+            args.seed,
+            queries_in(args.hold_apart) if args.hold_apart else frozenset(),
+        ),
     )
     labellers = {
         m: Labeller(
@@ -215,7 +236,9 @@ def main() -> None:
         )
         for m in methods
     }
-    trails = Path(args.data_dir) / f"trails-{slug}.jsonl"  # whole trails, programs included
+    # Whole trails, programs included; named after the report so that runs with other samples
+    # (calibration, held-apart queries, WebQueryTest) keep theirs side by side.
+    trails = Path(args.data_dir) / f"trails-{out.stem}.jsonl"
     rows: list[dict] = []
     for number, item in enumerate(pairs, start=1):
         pair = Pair(item["id"], item["query"], item["id"], item["code"])

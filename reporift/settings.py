@@ -377,6 +377,12 @@ REPORIFT = {
                 "AUGMENT_BUDGET_S": 15,
                 "CODEGEN_BUDGET_S": 15,
                 "RERANK_BUDGET_S": 30,
+                # Labelling: threshold and screening band (30% of pairs tested) chosen on the
+                # same 200 CoSQA dev pairs as the 0.5B's
+                # (docs/eval/judge-calibration-qwen2-5-coder-1-5b-instruct.json). On 120 pairs of
+                # other queries it held (0.575 at 0.63, 0.558 at 0.5), and the agents were
+                # within the noise of one judgement (+0.017) at six times its cost: it judges.
+                "LABEL": {"METHOD": "judge", "THRESHOLD": 0.63, "SCREEN_BAND": [0.51, 0.696]},
             },
         },
     },

@@ -175,3 +175,12 @@ def test_small_model_habits_are_made_runnable_without_changing_the_asserts():
     assert "assert slugify('A B') == 'a-b'" in program
     called_already = "def test_x():\n    assert True\n\ntest_x()\n"
     assert runnable_test(f"```python\n{called_already}```", PAIR).count("\ntest_x()") == 1
+
+
+def test_each_embedded_model_labels_with_its_own_calibration():
+    large = LabelConfig.for_model("qwen2.5-coder-1.5b-instruct", "judge")
+    assert (large.threshold, large.screen_band) == (0.63, (0.51, 0.696))
+    small = LabelConfig.for_model("qwen2.5-coder-0.5b-instruct", "agents")
+    assert small.threshold == 0.848 and small.method == "agents"
+    unknown = LabelConfig.for_model("some-endpoint-model", "judge")
+    assert (unknown.threshold, unknown.screen_band) == (0.5, None)
