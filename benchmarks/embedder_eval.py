@@ -111,6 +111,24 @@ def compare(args: argparse.Namespace) -> None:
                     else "— | — | —"
                 )
                 lines.append(f"| {name} | {label} | {who} | {cells} | {delta} |")
+        # What a user gains from the whole change: today's fast mode against the plain model
+        # alone (the baseline of the headline tables).
+        product, plain = (
+            tuned["sets"][name]["rows"]["fast mode"],
+            base["sets"][name]["rows"]["S1 only"],
+        )
+        overall = {
+            key: paired_difference(product["per_query"][key], plain["per_query"][key])
+            for key in ("success@1", "mrr", "ndcg@10")
+        }
+        report["sets"][name]["fast_mode_tuned_vs_S1_only_base"] = overall
+        lines.append(
+            f"| {name} | fast mode (tuned) vs S1 only (base) | | "
+            + " | ".join("" for _ in KEYS)
+            + " | "
+            + " | ".join(_difference(d) for d in overall.values())
+            + " |"
+        )
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     if args.manifest:
         manifest = json.loads(args.manifest.read_text())
