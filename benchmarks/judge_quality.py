@@ -182,9 +182,50 @@ def report(rows: list[dict], methods: list[str], model: str, total: int) -> dict
     return body
 
 
+def compare(candidate: dict, baseline: dict, method: str = "judge") -> dict:
+    """Two models' reports on the same pairs, paired: the candidate's accuracy minus the
+    baseline's over the pairs both labelled (a pair one of them failed on is left out)."""
+    from search.evaluation.stats import paired_difference
+
+    def labelled(body: dict) -> dict:
+        return {
+            (p["set"], p["id"]): p
+            for p in body["per_pair"]
+            if p.get(method, {}).get("label") in (0, 1)
+        }
+
+    ours, theirs = labelled(candidate), labelled(baseline)
+    shared = sorted(ours.keys() & theirs.keys())
+    if not shared:
+        raise ValueError("the two reports share no labelled pairs: were they run with one seed?")
+
+    def correct(side: dict) -> list[float]:
+        return [float(side[k][method]["label"] == side[k]["gold"]) for k in shared]
+
+    return {
+        "method": method,
+        "candidate": candidate["model"],
+        "baseline": baseline["model"],
+        "pairs": len(shared),
+        "accuracy": {
+            "candidate": round(float(np.mean(correct(ours))), 4),
+            "baseline": round(float(np.mean(correct(theirs))), 4),
+        },
+        "accuracy_candidate_minus_baseline": paired_difference(correct(ours), correct(theirs)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cosqa", type=Path, required=True, help="the CoSQA data directory")
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("CANDIDATE", "BASELINE"),
+        help="compare two reports of the same pairs (e.g. two models) and write the paired "
+        "accuracy difference to --out; runs no model",
+    )
+    parser.add_argument("--cosqa", type=Path, help="the CoSQA data directory")
     parser.add_argument("--webquery", type=int, default=300)
     parser.add_argument("--cosqa-dev", type=int, default=50, help="queries (two pairs each)")
     parser.add_argument("--methods", default="judge,agents")
@@ -205,6 +246,17 @@ def main() -> None:
         "that sends SHARE of them to tests (for the model's LABEL settings)",
     )
     args = parser.parse_args()
+    if args.compare:
+        found = compare(*(json.loads(path.read_text()) for path in args.compare))
+        text = json.dumps(
+            {"command": "python -m benchmarks.judge_quality --compare", **found}, indent=1
+        )
+        if args.out:
+            args.out.write_text(text + "\n")
+        print(text)
+        return
+    if args.cosqa is None:
+        parser.error("--cosqa is required to label pairs")
     if args.calibrate is not None:
         args.webquery, args.methods = 0, "judge"
     Path(args.data_dir).mkdir(parents=True, exist_ok=True)
