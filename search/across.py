@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 from indexing.models import Repository
 from search.filters import SearchFilters
-from search.services import SearchError, SearchResponse, SearchResult, search
+from search.results import SearchError, SearchResponse, SearchResult
+from search.services import search
 
 
 def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[SearchResult]:

@@ -15,7 +15,7 @@ from search.excerpts import excerpt
 from search.retrieval import Retriever
 
 if TYPE_CHECKING:
-    from search.services import SearchResponse, SearchResult
+    from search.results import SearchResponse, SearchResult
 
 logger = logging.getLogger(__name__)
 LLM_STREAMS = ("S2", "S3", "S5")

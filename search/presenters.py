@@ -7,7 +7,7 @@ from typing import Any
 from indexing.models import IndexRun, Repository
 from search.excerpts import Excerpt, excerpt
 from search.highlight import highlight_unit
-from search.services import SearchResponse, SearchResult
+from search.results import SearchResponse, SearchResult
 
 
 def result_as_dict(result: SearchResult) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from indexing.models import CodeUnit, Repository
 from indexing.selectors import active_generation
@@ -23,6 +23,7 @@ from search.fusion import reciprocal_rank_fusion
 from search.ranking.explain import stream_reason
 from search.ranking.model import RankerUnavailable, get_ranker
 from search.ranking.order import learned_order
+from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
 
 logger = logging.getLogger(__name__)
@@ -41,44 +42,6 @@ Progress = Callable[[str, str], None]
 
 def _silent(stage: str, state: str) -> None:
     pass
-
-
-class SearchError(Exception):
-    """A search request that cannot be answered; the message is meant for the user."""
-
-
-@dataclass
-class SearchResult:
-    rank: int
-    unit: CodeUnit
-    score: float
-    stream_ranks: dict[str, int]
-    reason: str = ""
-    # A score that means the same in every repository, for merging their results
-    # (`search.across`): the learned ranker's raw score, which the per-query blend standardises
-    # away; under fusion, the fused score.
-    comparable: float = 0.0
-    repository: str = ""
-
-    @property
-    def streams(self) -> list[str]:
-        return sorted(self.stream_ranks)
-
-
-@dataclass
-class SearchResponse:
-    query: str
-    mode: str
-    mode_used: str
-    results: list[SearchResult]
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    notices: list[str] = field(default_factory=list)
-    candidates: int = 0
-    llm_model: str = ""
-    augmented_query: str = ""
-    generated_code: str = ""
-    rerank: bool = False
-    ordered_by: str = ""  # "ranker" or "fusion"
 
 
 def _validate(query: str, mode: str, k: int) -> str:

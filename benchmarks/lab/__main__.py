@@ -13,10 +13,76 @@ it: docs/BENCHMARKS.md).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
 from benchmarks.lab import data
+
+
+def print_table(title: str, rows: dict) -> None:
+    print(f"\n{title}")
+    print(f"{'configuration':45s} {'S@1':>18s} {'S@10':>6s} {'MRR':>6s} {'NDCG@10':>7s}  dS@1 [CI]")
+    for name, row in rows.items():
+        s = row["summary"]
+        diff = row.get("vs_baseline", {}).get("success@1")
+        extra = (
+            f"  {diff['difference']:+.3f} [{diff['low']:+.3f},{diff['high']:+.3f}]" if diff else ""
+        )
+        print(
+            f"{name:45s} {s['success@1'][0]:.3f} [{s['success@1'][1]:.3f},{s['success@1'][2]:.3f}] "
+            f"{s['success@10'][0]:.3f} {s['mrr'][0]:.3f} {s['ndcg@10'][0]:.3f}{extra}"
+        )
+
+
+def run(args) -> None:
+    """Every command but `embed`: run its experiment on each set, print and write the rows."""
+    # Imported here: they load Django models, so only after data.setup().
+    from benchmarks.lab.experiments import (
+        BASELINE,
+        compare_embedders,
+        evaluate_configs,
+        field_configs,
+        report,
+    )
+    from benchmarks.lab.query_lab import query_experiment
+    from benchmarks.lab.ranker_lab import ranker_experiment, variants_experiment
+
+    out: dict = {"command": args.command, "sets": {}}
+    if args.command == "variants":
+        lab_sets = [data.load_set(n, packages=args.packages, cosqa=args.cosqa) for n in args.sets]
+        for lab_set, (name, rows) in zip(
+            lab_sets, variants_experiment(lab_sets, args).items(), strict=True
+        ):
+            units = sum(len(c.units) for c in lab_set.corpora.values())
+            print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
+            out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
+        _write(args, out)
+        return
+    for name in args.sets:
+        lab_set = data.load_set(name, packages=args.packages, cosqa=args.cosqa)
+        if args.command == "fields":
+            embedder = data.embedder_for(args.variant, args.max_tokens)
+            ranks = evaluate_configs(lab_set, embedder, field_configs(lab_set.corpora))
+            rows = report(ranks, BASELINE)
+        elif args.command == "embedders":
+            rows = compare_embedders(lab_set)
+        elif args.command == "queries":
+            embedder = data.embedder_for(args.variant, args.max_tokens)
+            rows = query_experiment(lab_set, embedder)
+        else:
+            rows = ranker_experiment(lab_set, args)
+        units = sum(len(c.units) for c in lab_set.corpora.values())
+        print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
+        out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
+    _write(args, out)
+
+
+def _write(args, out: dict) -> None:
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(out, indent=1))
+        print(f"wrote {args.out}")
 
 
 def main() -> None:
@@ -48,9 +114,7 @@ def main() -> None:
                     flush=True,
                 )
         return
-    from benchmarks.lab import experiments
-
-    experiments.run(args)
+    run(args)
 
 
 if __name__ == "__main__":

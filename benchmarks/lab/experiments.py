@@ -4,7 +4,6 @@ MiniLM over the raw unit source (the baseline a thirty-line script gets)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import numpy as np
@@ -112,65 +111,6 @@ def report(ranks: dict[str, list[float]], baseline: str) -> dict:
         if name != baseline and baseline in ranks:
             rows[name]["vs_baseline"] = compare(values, ranks[baseline])
     return rows
-
-
-def print_table(title: str, rows: dict) -> None:
-    print(f"\n{title}")
-    print(f"{'configuration':45s} {'S@1':>18s} {'S@10':>6s} {'MRR':>6s} {'NDCG@10':>7s}  dS@1 [CI]")
-    for name, row in rows.items():
-        s = row["summary"]
-        diff = row.get("vs_baseline", {}).get("success@1")
-        extra = (
-            f"  {diff['difference']:+.3f} [{diff['low']:+.3f},{diff['high']:+.3f}]" if diff else ""
-        )
-        print(
-            f"{name:45s} {s['success@1'][0]:.3f} [{s['success@1'][1]:.3f},{s['success@1'][2]:.3f}] "
-            f"{s['success@10'][0]:.3f} {s['mrr'][0]:.3f} {s['ndcg@10'][0]:.3f}{extra}"
-        )
-
-
-def run(args) -> None:
-    out: dict = {"command": args.command, "sets": {}}
-    if args.command == "variants":
-        from benchmarks.lab.ranker_lab import variants_experiment
-
-        lab_sets = [data.load_set(n, packages=args.packages, cosqa=args.cosqa) for n in args.sets]
-        for lab_set, (name, rows) in zip(
-            lab_sets, variants_experiment(lab_sets, args).items(), strict=True
-        ):
-            units = sum(len(c.units) for c in lab_set.corpora.values())
-            print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
-            out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
-        _write(args, out)
-        return
-    for name in args.sets:
-        lab_set = data.load_set(name, packages=args.packages, cosqa=args.cosqa)
-        if args.command == "fields":
-            embedder = data.embedder_for(args.variant, args.max_tokens)
-            ranks = evaluate_configs(lab_set, embedder, field_configs(lab_set.corpora))
-            rows = report(ranks, BASELINE)
-        elif args.command == "embedders":
-            rows = compare_embedders(lab_set)
-        elif args.command == "queries":
-            from benchmarks.lab.query_lab import query_experiment
-
-            embedder = data.embedder_for(args.variant, args.max_tokens)
-            rows = query_experiment(lab_set, embedder)
-        else:
-            from benchmarks.lab.ranker_lab import ranker_experiment
-
-            rows = ranker_experiment(lab_set, args)
-        units = sum(len(c.units) for c in lab_set.corpora.values())
-        print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
-        out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
-    _write(args, out)
-
-
-def _write(args, out: dict) -> None:
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(out, indent=1))
-        print(f"wrote {args.out}")
 
 
 EMBEDDERS = (("fp32", 256), ("int8-dynamic", 256), ("fp32", 128), ("int8-dynamic", 128))

@@ -14,7 +14,8 @@ from search.evaluation.corpora import prepare_corpus, snippet_filename, snippet_
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
 from search.evaluation.metrics import mean_metrics, percentile, query_metrics
 from search.evaluation.stats import bootstrap_ci, paired_difference
-from search.services import FAST_STAGES, FULL_STAGES, SearchResult, search
+from search.results import SearchResult
+from search.services import FAST_STAGES, FULL_STAGES, search
 
 METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 # The figures reported with a 95% interval and compared pairwise between configurations.

@@ -6,7 +6,7 @@ import pytest
 
 from indexing.services import index_run_execute, index_run_start, repository_create
 from search.across import merge, search_across
-from search.services import SearchError, SearchResult
+from search.results import SearchError, SearchResult
 
 GEOMETRY = {
     "geo/shapes.py": '''
