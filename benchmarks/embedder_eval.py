@@ -27,6 +27,7 @@ from pathlib import Path
 from benchmarks.common import ROOT, setup_django, without_packages
 
 KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
+PAIRED = ("success@1", "mrr", "ndcg@10")  # the Δ columns
 CONFIGS = {"S1 only": ("S1",), "fast mode": ("S1", "S6", "S4", "ranker")}
 SETS = ("packages", "cosqa")
 
@@ -71,8 +72,6 @@ def run(args: argparse.Namespace) -> None:
 
 
 def compare(args: argparse.Namespace) -> None:
-    from search.evaluation.stats import paired_difference
-
     base, tuned = (json.loads(Path(p).read_text()) for p in (args.base, args.tuned))
     if base.get("excluded_packages", []) != tuned.get("excluded_packages", []):
         raise SystemExit("the two runs left out different packages: their queries do not pair")
@@ -93,10 +92,7 @@ def compare(args: argparse.Namespace) -> None:
         report["sets"][name] = {"queries": base["sets"][name]["queries"], "rows": {}}
         for label in CONFIGS:
             a, b = tuned["sets"][name]["rows"][label], base["sets"][name]["rows"][label]
-            diffs = {
-                key: paired_difference(a["per_query"][key], b["per_query"][key])
-                for key in ("success@1", "mrr", "ndcg@10")
-            }
+            diffs = _paired(a, b)
             report["sets"][name]["rows"][label] = {
                 "base": {"metrics": b["metrics"], "ci95": b["ci95"]},
                 "tuned": {"metrics": a["metrics"], "ci95": a["ci95"]},
@@ -117,10 +113,7 @@ def compare(args: argparse.Namespace) -> None:
             tuned["sets"][name]["rows"]["fast mode"],
             base["sets"][name]["rows"]["S1 only"],
         )
-        overall = {
-            key: paired_difference(product["per_query"][key], plain["per_query"][key])
-            for key in ("success@1", "mrr", "ndcg@10")
-        }
+        overall = _paired(product, plain)
         report["sets"][name]["fast_mode_tuned_vs_S1_only_base"] = overall
         lines.append(
             f"| {name} | fast mode (tuned) vs S1 only (base) | | "
@@ -177,6 +170,16 @@ def throughput(args: argparse.Namespace) -> None:
     }
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
+
+
+def _paired(candidate: dict, baseline: dict) -> dict:
+    """Two rows of runs over the same queries: each Δ column's paired difference."""
+    from search.evaluation.stats import paired_difference
+
+    return {
+        key: paired_difference(candidate["per_query"][key], baseline["per_query"][key])
+        for key in PAIRED
+    }
 
 
 def _cell(row: dict, key: str) -> str:

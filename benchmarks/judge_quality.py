@@ -174,12 +174,17 @@ def report(rows: list[dict], methods: list[str], model: str, total: int) -> dict
         entry = {m: summary(chosen, m) for m in methods}
         both = [r for r in chosen if all(r.get(m, {}).get("label") in (0, 1) for m in methods)]
         if len(methods) == 2 and both:
-            scores = [np.array([float(r[m]["label"] == r["gold"]) for r in both]) for m in methods]
+            scores = [correct_labels(both, m) for m in methods]
             entry[f"accuracy_{methods[1]}_minus_{methods[0]}"] = paired_difference(
                 scores[1], scores[0]
             )
         body["by_set"][name] = entry
     return body
+
+
+def correct_labels(rows: list[dict], method: str) -> np.ndarray:
+    """1.0 where `method`'s label is the human one, per row."""
+    return np.array([float(r[method]["label"] == r["gold"]) for r in rows])
 
 
 def compare(candidate: dict, baseline: dict, method: str = "judge") -> dict:
@@ -198,20 +203,18 @@ def compare(candidate: dict, baseline: dict, method: str = "judge") -> dict:
     shared = sorted(ours.keys() & theirs.keys())
     if not shared:
         raise ValueError("the two reports share no labelled pairs: were they run with one seed?")
-
-    def correct(side: dict) -> list[float]:
-        return [float(side[k][method]["label"] == side[k]["gold"]) for k in shared]
-
+    right = correct_labels([ours[k] for k in shared], method)
+    right_before = correct_labels([theirs[k] for k in shared], method)
     return {
         "method": method,
         "candidate": candidate["model"],
         "baseline": baseline["model"],
         "pairs": len(shared),
         "accuracy": {
-            "candidate": round(float(np.mean(correct(ours))), 4),
-            "baseline": round(float(np.mean(correct(theirs))), 4),
+            "candidate": round(float(right.mean()), 4),
+            "baseline": round(float(right_before.mean()), 4),
         },
-        "accuracy_candidate_minus_baseline": paired_difference(correct(ours), correct(theirs)),
+        "accuracy_candidate_minus_baseline": paired_difference(right, right_before),
     }
 
 

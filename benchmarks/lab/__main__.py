@@ -54,9 +54,7 @@ def run(args) -> None:
         for lab_set, (name, rows) in zip(
             lab_sets, variants_experiment(lab_sets, args).items(), strict=True
         ):
-            units = sum(len(c.units) for c in lab_set.corpora.values())
-            print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
-            out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
+            _record(out, name, lab_set, rows)
         _write(args, out)
         return
     for name in args.sets:
@@ -72,10 +70,14 @@ def run(args) -> None:
             rows = query_experiment(lab_set, embedder)
         else:
             rows = ranker_experiment(lab_set, args)
-        units = sum(len(c.units) for c in lab_set.corpora.values())
-        print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
-        out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
+        _record(out, name, lab_set, rows)
     _write(args, out)
+
+
+def _record(out: dict, name: str, lab_set, rows: dict) -> None:
+    units = sum(len(c.units) for c in lab_set.corpora.values())
+    print_table(f"{name}: {len(lab_set.queries)} queries, {units} units", rows)
+    out["sets"][name] = {"queries": len(lab_set.queries), "units": units, "rows": rows}
 
 
 def _write(args, out: dict) -> None:
