@@ -249,7 +249,7 @@ def write_delta(
                 "repeat",
             )
         }
-        | {"start_from": start_from_line(args.start_from)}
+        | {"start_from": args.lineage}
         | {"frozen": ["embeddings.word_embeddings.weight"], "machine": machine_line()}
         | log,
         "reference": {
@@ -264,8 +264,9 @@ def write_delta(
     return manifest
 
 
-def start_from_line(manifest_path: Path | None) -> dict | None:
-    """Which delta a further pass started from, so the manifest names its whole lineage."""
+def lineage(manifest_path: Path | None) -> dict | None:
+    """Which delta a further pass started from, so the manifest names its whole lineage. Read
+    before training: `--out` may name the very delta it starts from, which is then overwritten."""
     if not manifest_path:
         return None
     manifest = json.loads(Path(manifest_path).read_text())
@@ -312,6 +313,7 @@ def main() -> None:
     # the committed delta was made by (a GPU's kernels do not reproduce it bit for bit).
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
     args = parser.parse_args()
+    args.lineage = lineage(args.start_from)
     pairs = repeated(load_pairs(args.pairs), args.repeat)
     print(f"{len(pairs)} pairs from {args.pairs} (repeat: {args.repeat or 'none'})", flush=True)
     changes, log = train(args, pairs)
