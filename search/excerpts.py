@@ -58,8 +58,20 @@ def _line_words(lines: list[str]) -> list[set[str]]:
     return [{stemmed[w] for w in words} for words in raw]
 
 
+def source_lines(code: str) -> list[str]:
+    """The code's lines as the parser numbers them, so index + start line is the file's line.
+
+    Split at line feeds only, as the parser counts: `str.splitlines` also splits at a form feed
+    and other Unicode breaks, which would shift every later line number. A CRLF's CR is dropped.
+    """
+    lines = [line.removesuffix("\r") for line in code.split("\n")]
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # a final newline ends the last line; it does not open another
+    return lines
+
+
 def excerpt(code: str, start_line: int, query: str, *, window: int = WINDOW) -> Excerpt:
-    lines = code.splitlines() or [""]
+    lines = source_lines(code)
     signature_index = next((i for i, line in enumerate(lines) if _DEF.match(line)), 0)
     query_stems = stems([w for w in tokenize(query)])
     per_line = [words & query_stems for words in _line_words(lines)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from indexing.models import IndexRun, Repository
-from search.excerpts import Excerpt, excerpt
-from search.highlight import highlight_unit
+from search.excerpts import Excerpt, excerpt, source_lines
+from search.highlight import HighlightedUnit
 from search.results import SearchResponse, SearchResult
 
 
@@ -36,7 +36,9 @@ def result_excerpt(result: SearchResult, query: str) -> Excerpt:
 
 def numbered(text: str, first_line: int) -> str:
     """Lines prefixed with their file line numbers, as agents read them best."""
-    return "\n".join(f"{first_line + i:>5}  {line}" for i, line in enumerate(text.splitlines()))
+    # Split as the excerpt was, so a form feed inside a line does not shift the numbers after it.
+    lines = source_lines(text) if text else []
+    return "\n".join(f"{first_line + i:>5}  {line}" for i, line in enumerate(lines))
 
 
 def result_for_api(result: SearchResult, query: str, *, code: bool = False) -> dict[str, Any]:
@@ -93,11 +95,12 @@ def result_for_page(result: SearchResult, query: str) -> dict[str, Any]:
     and the whole unit for the fold to open."""
     unit = result.unit
     chosen = result_excerpt(result, query)
-    window_html, _ = highlight_unit(chosen.text, chosen.start_line)
-    signature_html = ""
-    if chosen.signature:
-        signature_html, _ = highlight_unit(chosen.signature, chosen.signature_line)
-    whole_html, cut = highlight_unit(unit.code, unit.start_line, max_lines=WHOLE_UNIT_LINES)
+    # One lexing of the whole unit for every part: a window lexed alone is coloured wrongly when
+    # it starts inside a docstring.
+    code = HighlightedUnit(unit.code, unit.start_line)
+    window_html = code.lines(chosen.start_line, chosen.end_line)
+    signature_html = code.line_stripped(chosen.signature_line) if chosen.signature else ""
+    whole_html, cut = code.whole(max_lines=WHOLE_UNIT_LINES)
     return {
         "result": result,
         "unit": unit,
