@@ -1,4 +1,4 @@
-"""Evaluation datasets: four formats, one shape.
+"""Evaluation datasets: five formats, one shape.
 
 A dataset is a set of corpora (whole repositories, or snippet collections indexed like a
 repository whose files are the snippets) and queries with gold units. Malformed input fails with
@@ -8,58 +8,27 @@ the file, the line (or item) and the reason.
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("repo", "cosqa", "cosqa-plus", "beir")
+from search.evaluation.dataset_types import (
+    Corpus,
+    DatasetError,
+    EvalDataset,
+    EvalQuery,
+    GoldUnit,
+    read_json,
+    read_jsonl,
+    require,
+)
+from search.evaluation.questions import load_questions
+
+FORMATS = ("repo", "cosqa", "cosqa-plus", "beir", "questions")
 
 
-class DatasetError(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class GoldUnit:
-    path: str  # file path in a repository, or the snippet id
-    qualname: str = ""
-    relevance: float = 1.0
-
-
-@dataclass
-class Corpus:
-    key: str
-    kind: str  # "repo" or "snippets"
-    source: str = ""
-    ref: str = ""
-    snippets: dict[str, str] = field(default_factory=dict)
-
-    def content_hash(self, salt: str = "") -> str:
-        digest = hashlib.sha256(f"{self.kind}\0{self.source}\0{self.ref}\0{salt}".encode())
-        for snippet_id in sorted(self.snippets):
-            digest.update(f"\0{snippet_id}\0{self.snippets[snippet_id]}".encode())
-        return digest.hexdigest()[:16]
-
-
-@dataclass
-class EvalQuery:
-    query_id: str
-    query: str
-    corpus: str
-    gold: list[GoldUnit]
-
-
-@dataclass
-class EvalDataset:
-    name: str
-    format: str
-    corpora: dict[str, Corpus]
-    queries: list[EvalQuery]
-
-
-def load_dataset(path: str | Path, fmt: str) -> EvalDataset:
+def load_dataset(path: str | Path, fmt: str, *, part: str = "tune") -> EvalDataset:
+    """`part` chooses the tuning rows or the held-apart fifth of a `questions` set (other
+    formats have no parts)."""
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"{path}: no such file or directory")
@@ -69,55 +38,22 @@ def load_dataset(path: str | Path, fmt: str) -> EvalDataset:
         "cosqa-plus": load_cosqa_plus,
         "beir": load_beir,
     }
+    if fmt == "questions":
+        return load_questions(path, part=part)
     if fmt not in loaders:
         raise DatasetError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     return loaders[fmt](path)
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
-    except OSError as exc:
-        raise DatasetError(f"{path}: cannot read: {exc}") from exc
-
-
-def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
-    rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(f"{path}: cannot read: {exc}") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{path}:{number}: invalid JSON: {exc.msg}") from exc
-        if not isinstance(row, dict):
-            raise DatasetError(f"{path}:{number}: expected a JSON object")
-        rows.append((number, row))
-    return rows
-
-
-def _require(row: dict, key: str, where: str, kind: type = str) -> Any:
-    value = row.get(key)
-    if not isinstance(value, kind) or (kind is str and not value.strip()):
-        raise DatasetError(f"{where}: missing or invalid {key!r}")
-    return value
-
-
 def load_repo_rows(path: Path) -> EvalDataset:
     corpora: dict[str, Corpus] = {}
     queries = []
-    for number, row in _read_jsonl(path):
+    for number, row in read_jsonl(path):
         where = f"{path}:{number}"
-        query = _require(row, "query", where)
-        repo = _require(row, "repo", where)
+        query = require(row, "query", where)
+        repo = require(row, "repo", where)
         ref = row.get("ref") or ""
-        gold_rows = _require(row, "gold", where, list)
+        gold_rows = require(row, "gold", where, list)
         gold = []
         for item in gold_rows:
             if not isinstance(item, dict) or not item.get("path") or not item.get("qualname"):
@@ -145,11 +81,11 @@ def load_cosqa(path: Path) -> EvalDataset:
             )
         path = candidates[0]
     map_file = path.parent / "code_idx_map.txt"
-    code_map = _read_json(map_file)
+    code_map = read_json(map_file)
     if not isinstance(code_map, dict):
         raise DatasetError(f"{map_file}: expected a JSON object of code -> id")
     snippets = {str(idx): code for code, idx in code_map.items()}
-    rows = _read_json(path)
+    rows = read_json(path)
     if not isinstance(rows, list):
         raise DatasetError(f"{path}: expected a JSON list")
     queries = []
@@ -157,7 +93,7 @@ def load_cosqa(path: Path) -> EvalDataset:
         where = f"{path}: item {number}"
         if not isinstance(row, dict):
             raise DatasetError(f"{where}: expected an object")
-        query = _require(row, "doc", where)
+        query = require(row, "doc", where)
         gold_id = row.get("retrieval_idx")
         if gold_id is None or str(gold_id) not in snippets:
             raise DatasetError(f"{where}: retrieval_idx {gold_id!r} is not in {map_file.name}")
@@ -193,10 +129,10 @@ def load_cosqa_plus(path: Path) -> EvalDataset:
                 f"{file}: missing (cosqa-plus needs query.json, codebase.json, pairs.json)"
             )
     query_text = _records(
-        _read_json(files["query"]), str(files["query"]), "query_id", ("query", "doc")
+        read_json(files["query"]), str(files["query"]), "query_id", ("query", "doc")
     )
-    snippets = _records(_read_json(files["codebase"]), str(files["codebase"]), "code_id", ("code",))
-    pairs = _read_json(files["pairs"])
+    snippets = _records(read_json(files["codebase"]), str(files["codebase"]), "code_id", ("code",))
+    pairs = read_json(files["pairs"])
     if not isinstance(pairs, list):
         raise DatasetError(f"{files['pairs']}: expected a list of pairs")
     gold: dict[str, list[GoldUnit]] = {}
@@ -224,12 +160,12 @@ def load_beir(path: Path) -> EvalDataset:
         if not file.exists():
             raise DatasetError(f"{file}: missing")
     snippets = {}
-    for number, row in _read_jsonl(corpus_file):
-        doc_id = str(_require(row, "_id", f"{corpus_file}:{number}"))
+    for number, row in read_jsonl(corpus_file):
+        doc_id = str(require(row, "_id", f"{corpus_file}:{number}"))
         snippets[doc_id] = str(row.get("text") or row.get("title") or "")
     texts = {
-        str(_require(r, "_id", f"{queries_file}:{n}")): _require(r, "text", f"{queries_file}:{n}")
-        for n, r in _read_jsonl(queries_file)
+        str(require(r, "_id", f"{queries_file}:{n}")): require(r, "text", f"{queries_file}:{n}")
+        for n, r in read_jsonl(queries_file)
     }
     gold: dict[str, list[GoldUnit]] = {}
     with open(qrels_file, newline="", encoding="utf-8") as fh:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+# The figures reported with a 95% interval and compared pairwise between configurations.
+CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
+
 
 def success_at(relevances: Sequence[float], k: int) -> float:
     return 1.0 if any(r > 0 for r in relevances[:k]) else 0.0
@@ -64,19 +67,27 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def query_metrics(
-    relevances: Sequence[float], gold_relevances: Sequence[float], k: int = 10
+    relevances: Sequence[float],
+    gold_relevances: Sequence[float],
+    k: int = 10,
+    *,
+    primary: Sequence[bool] | None = None,
 ) -> dict[str, float]:
-    """Every reported metric for one query. `gold_relevances`: the grades of all its gold items."""
+    """Every reported metric for one query. `gold_relevances`: the grades of all its gold items.
+    `primary`, where targets are primary or secondary, says which results cover a primary
+    one: Success@k and MRR count those only (a secondary target is fair to show, not the
+    answer)."""
     n_relevant = sum(1 for g in gold_relevances if g > 0)
+    answers = relevances if primary is None else [float(p) for p in primary]
     return {
-        "success@1": success_at(relevances, 1),
-        "success@5": success_at(relevances, 5),
-        "success@10": success_at(relevances, 10),
-        "mrr": reciprocal_rank(relevances),
+        "success@1": success_at(answers, 1),
+        "success@5": success_at(answers, 5),
+        "success@10": success_at(answers, 10),
+        "mrr": reciprocal_rank(answers),
         "ndcg@10": ndcg_at(relevances, 10, gold_relevances),
         "map@10": average_precision_at(relevances, 10, n_relevant),
         "recall@10": recall_at(relevances, 10, n_relevant),
-        f"success@{k}": success_at(relevances, k),
+        f"success@{k}": success_at(answers, k),
     }
 
 

@@ -12,14 +12,28 @@ from tqdm import tqdm
 from indexing.models import Repository
 from search.evaluation.corpora import prepare_corpus, snippet_filename, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
-from search.evaluation.metrics import mean_metrics, percentile, query_metrics
+from search.evaluation.metrics import CI_KEYS, mean_metrics, percentile, query_metrics
 from search.evaluation.stats import bootstrap_ci, paired_difference
 from search.results import SearchResult
 from search.services import FAST_STAGES, FULL_STAGES, search
 
 METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
-# The figures reported with a 95% interval and compared pairwise between configurations.
-CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
+
+
+def covers(target: GoldUnit, *, path: str, unit) -> bool:
+    """Whether a result in a repository covers a target: a unit target by its qualname or the
+    class that encloses it (RepoRift's rule), a span (and a unit target resolved to its lines)
+    by overlapping lines, a file by lying in it."""
+    if target.path != path:
+        return False
+    if target.lines is not None:
+        start, end = target.lines
+        return unit.start_line <= end and start <= unit.end_line
+    if not target.qualname:
+        return True
+    return target.qualname == unit.qualname or (
+        unit.kind == "class" and target.qualname.startswith(unit.qualname + ".")
+    )
 
 
 def judge(
@@ -40,7 +54,7 @@ def judge(
             if path in seen_paths:
                 continue
             seen_paths.add(path)
-        relevance = 0.0
+        relevance, primary = 0.0, False
         for index, g in enumerate(gold):
             if index in matched:
                 continue
@@ -49,13 +63,11 @@ def judge(
                 # "pkg/mod.py::func" come from label runs).
                 hit = snippet_id_from_path(snippet_filename(g.path)) == path
             else:
-                hit = g.path == path and (
-                    g.qualname == unit.qualname
-                    or (unit.kind == "class" and g.qualname.startswith(unit.qualname + "."))
-                )
+                hit = covers(g, path=path, unit=unit)
             if hit:
                 matched.add(index)
                 relevance = g.relevance
+                primary = g.primary
                 found_by.update(result.streams)
                 break
         rows.append(
@@ -65,6 +77,7 @@ def judge(
                 "kind": unit.kind,
                 "score": round(result.score, 6),
                 "streams": result.streams,
+                "covers_primary": primary,
             }
         )
         relevances.append(relevance)
@@ -106,9 +119,20 @@ def evaluate(
             response.results, query.gold, snippets=corpus.kind == "snippets"
         )
         rows, relevances = rows[:depth], relevances[:depth]
-        metrics.append(query_metrics(relevances, [g.relevance for g in query.gold], k=k))
+        metrics.append(
+            query_metrics(
+                relevances,
+                [g.relevance for g in query.gold],
+                k=k,
+                primary=[row["covers_primary"] for row in rows],
+            )
+        )
+        entry = {"id": query.query_id, "kind": query.kind} if query.kind else {}
+        if query.kind == "symbol":
+            entry["definition_first"] = defines_first(query.query, response.results)
         per_query.append(
-            {
+            entry
+            | {
                 "query": query.query,
                 "gold": [
                     {"path": g.path, "qualname": g.qualname}
@@ -125,6 +149,8 @@ def evaluate(
             }
         )
     summary = mean_metrics(metrics)
+    kinds = sorted({entry["kind"] for entry in per_query if "kind" in entry})
+    by_kind = {kind: kind_summary(per_query, kind) for kind in kinds}
     return {
         "dataset": dataset.name,
         "format": dataset.format,
@@ -144,14 +170,39 @@ def evaluate(
             "p99": round(percentile(latencies, 99), 2),
             "mean": round(sum(latencies) / max(len(latencies), 1), 2),
         },
+        **({"by_kind": by_kind} if by_kind else {}),
         "per_query": per_query,
     }
+
+
+def defines_first(query: str, results: Sequence[SearchResult]) -> bool:
+    """For a name typed as a query: the first result defines that name (`Session.send`: a unit
+    named `send`, or a module block that assigns it)."""
+    if not results:
+        return False
+    name = query.strip().split(".")[-1].removesuffix("()")
+    unit = results[0].unit
+    return unit.name == name or name in (getattr(unit, "defines", None) or ())
+
+
+def kind_summary(per_query: Sequence[dict[str, Any]], kind: str) -> dict[str, Any]:
+    entries = [e for e in per_query if e.get("kind") == kind]
+    out: dict[str, Any] = {"n_queries": len(entries)}
+    for key in CI_KEYS:
+        values = [e["metrics"][key] for e in entries]
+        mean, low, high = bootstrap_ci(values)
+        out[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
+    if kind == "symbol":
+        out["definition_first"] = round(
+            sum(e["definition_first"] for e in entries) / max(len(entries), 1), 4
+        )
+    return out
 
 
 def ablation_configurations(stages: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
     """Each stream alone, then all but one stage (leave-one-out), then all. Rankers are not
     streams: they only appear in the leave-one-out rows."""
-    streams = [s for s in stages if s not in ("ranker", "rerank")]
+    streams = [s for s in stages if s not in ("ranker", "structure", "rerank")]
     configs = [(f"{s} only", (s,)) for s in streams]
     if len(stages) > 2:
         configs += [(f"without {s}", tuple(x for x in stages if x != s)) for s in stages]

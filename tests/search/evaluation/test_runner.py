@@ -88,7 +88,14 @@ def test_evaluate_repo_rows_end_to_end(tmp_path, write_repo, capsys):
         report["per_query"], ["retry_http_call", "PaymentGateway", "parse_csv_line"], strict=True
     ):
         assert entry["results"][0]["qualname"].startswith(expected_first)
-        assert set(entry["results"][0]) == {"path", "qualname", "kind", "score", "streams"}
+        assert set(entry["results"][0]) == {
+            "path",
+            "qualname",
+            "kind",
+            "score",
+            "streams",
+            "covers_primary",
+        }
     recomputed = []
     for entry in report["per_query"]:
         gold = {(g["path"], g["qualname"]) for g in entry["gold"]}

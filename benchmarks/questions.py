@@ -1,0 +1,120 @@
+"""The developer-question set (benchmarks/questions/): check rows, and compare two evaluation
+reports of it query by query, overall and per kind, with paired 95% intervals.
+
+    python -m benchmarks.questions check benchmarks/questions/dev
+    python manage.py evaluate --format questions benchmarks/questions/dev --out A.json
+    python -m benchmarks.questions compare BASE.json NEW.json [--out REPORT.json]
+
+Reports are paired on the queries' ids, so the two sides may come from two checkouts (today's
+pipeline and a change) indexed in two data directories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from search.evaluation.metrics import CI_KEYS
+from search.evaluation.stats import paired_difference
+
+
+def check(paths: list[Path]) -> int:
+    from search.evaluation.datasets import DatasetError, load_dataset
+    from search.evaluation.questions import part_of
+
+    failed = 0
+    for path in paths:
+        try:
+            dataset = load_dataset(path, "questions", part="all")
+        except DatasetError as exc:
+            print(f"error: {exc}")
+            failed += 1
+            continue
+        kinds = Counter(q.kind for q in dataset.queries)
+        parts = Counter(part_of(q.query_id) for q in dataset.queries)
+        print(
+            f"{path}: {len(dataset.queries)} rows over {len(dataset.corpora)} packages; "
+            + ", ".join(f"{k} {kinds[k]}" for k in sorted(kinds))
+            + f"; tune {parts['tune']}, final {parts['final']}"
+        )
+    return 1 if failed else 0
+
+
+def _values(report: dict, key: str, ids: list[str]) -> list[float]:
+    by_id = {entry["id"]: entry for entry in report["per_query"]}
+    if key == "definition_first":
+        return [float(by_id[i]["definition_first"]) for i in ids]
+    return [by_id[i]["metrics"][key] for i in ids]
+
+
+def compare(base: dict, new: dict) -> dict:
+    """`new` minus `base` on the queries both have, overall and per kind."""
+    kinds = {e["id"]: e["kind"] for e in base["per_query"]}
+    shared = [e["id"] for e in new["per_query"] if e["id"] in kinds]
+    if len(shared) != len(base["per_query"]) or len(shared) != len(new["per_query"]):
+        raise SystemExit("the two reports hold other queries: compare the same part of one set")
+    groups = {"all": shared} | {
+        kind: [i for i in shared if kinds[i] == kind] for kind in sorted(set(kinds.values()))
+    }
+    out: dict = {}
+    for group, ids in groups.items():
+        keys = [*CI_KEYS, *(["definition_first"] if group == "symbol" else [])]
+        row: dict = {"n_queries": len(ids)}
+        for key in keys:
+            before, after = _values(base, key, ids), _values(new, key, ids)
+            diff = paired_difference(after, before)
+            row[key] = {
+                "base": round(sum(before) / len(ids), 4),
+                "new": round(sum(after) / len(ids), 4),
+                "difference": round(diff["difference"], 4),
+                "ci95": [round(diff["low"], 4), round(diff["high"], 4)],
+                "significant": diff["significant"],
+            }
+        out[group] = row
+    return out
+
+
+def markdown(comparison: dict, base_name: str, new_name: str) -> str:
+    lines = [
+        f"| queries | n | NDCG@10 {base_name} | NDCG@10 {new_name} | Δ NDCG@10 [95%] "
+        "| S@1 | Δ S@1 [95%] | MRR | Δ MRR [95%] |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for group, row in comparison.items():
+        n, s1, mrr = row["ndcg@10"], row["success@1"], row["mrr"]
+        lines.append(
+            f"| {group} | {row['n_queries']} | {n['base']:.3f} | {n['new']:.3f} "
+            f"| {n['difference']:+.3f} [{n['ci95'][0]:+.3f}, {n['ci95'][1]:+.3f}] "
+            f"| {s1['base']:.3f} → {s1['new']:.3f} "
+            f"| {s1['difference']:+.3f} [{s1['ci95'][0]:+.3f}, {s1['ci95'][1]:+.3f}] "
+            f"| {mrr['base']:.3f} → {mrr['new']:.3f} "
+            f"| {mrr['difference']:+.3f} [{mrr['ci95'][0]:+.3f}, {mrr['ci95'][1]:+.3f}] |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    check_cmd = commands.add_parser("check", help="load rows and count them by kind and part")
+    check_cmd.add_argument("paths", type=Path, nargs="+")
+    compare_cmd = commands.add_parser("compare", help="paired differences of two reports")
+    compare_cmd.add_argument("base", type=Path)
+    compare_cmd.add_argument("new", type=Path)
+    compare_cmd.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return check(args.paths)
+    base, new = (json.loads(p.read_text()) for p in (args.base, args.new))
+    comparison = compare(base, new)
+    print(markdown(comparison, args.base.stem, args.new.stem))
+    if args.out:
+        args.out.write_text(json.dumps(comparison, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
