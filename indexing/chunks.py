@@ -104,7 +104,7 @@ def _existing(version: FileVersion, run_id: int) -> list[CodeUnit]:
 
 
 def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:
-    parsed = parse_source(version.data() or b"")
+    parsed = parse_source(version.data() or b"", path=version.path)
     warning = ""
     if parsed.decoded_with_replacement:
         warning = "not valid UTF-8; undecodable bytes replaced"
@@ -134,6 +134,7 @@ def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:
                 code=u.code,
                 decorators=list(u.decorators),
                 calls=list(u.calls),
+                defines=list(u.defines),
                 is_async=u.is_async,
             )
             for u in parsed.units

@@ -138,6 +138,9 @@ class FileVersion(models.Model):
     )
     path = models.CharField(max_length=1000)
     sha256 = models.CharField(max_length=64)
+    # Which parser made its units (indexing.parsing.PARSER_VERSION): a file parsed by an older
+    # one is parsed again, as a new version, even when its bytes did not change.
+    parser_version = models.CharField(max_length=32, blank=True, default="")
     size = models.PositiveIntegerField(default=0)
     # The file's bytes, zlib-compressed: line spans are served from here (MCP, pages), never
     # from the disk, so no request can reach a path outside the indexed repository.
@@ -150,7 +153,8 @@ class FileVersion(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["repository", "path", "sha256"], name="unique_file_version"
+                fields=["repository", "path", "sha256", "parser_version"],
+                name="unique_file_version",
             )
         ]
 
@@ -173,6 +177,7 @@ class CodeUnit(models.Model):
         FUNCTION = "function"
         METHOD = "method"
         CLASS = "class"
+        MODULE = "module"  # module-level code between definitions
 
     file_version = models.ForeignKey(FileVersion, on_delete=models.CASCADE, related_name="units")
     # Denormalised from the file version: every search result needs them.
@@ -193,6 +198,9 @@ class CodeUnit(models.Model):
     code = models.TextField()
     decorators = models.JSONField(default=list, blank=True)
     calls = models.JSONField(default=list, blank=True)
+    # Names the unit binds: its own name, or a module block's assigned names ("defines the
+    # queried name" is a ranking signal).
+    defines = models.JSONField(default=list, blank=True)
     is_async = models.BooleanField(default=False)
 
     class Meta:

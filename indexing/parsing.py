@@ -7,20 +7,28 @@ losing the whole file.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import PurePosixPath
 from typing import NamedTuple
 
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser
 
+from indexing.module_blocks import module_blocks
+
 FUNCTION = "function"
 METHOD = "method"
 CLASS = "class"
-UNIT_KINDS = (FUNCTION, METHOD, CLASS)
+MODULE = "module"  # module-level code between definitions (indexing.module_blocks)
+UNIT_KINDS = (FUNCTION, METHOD, CLASS, MODULE)
+# Names what `parse_source` makes of a file; bump it when that changes, so that files indexed
+# before are parsed again on their next run (their content hash alone would carry them over).
+PARSER_VERSION = "units-2"
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,8 @@ class ParsedUnit:
     decorators: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     is_async: bool = False
+    # Names the unit binds where it stands: its own name, or a module block's assigned names.
+    defines: tuple[str, ...] = ()
 
 
 @dataclass
@@ -55,8 +65,9 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_python.language()))
 
 
-def parse_source(source: bytes) -> ParsedFile:
-    """Every function, method, class and named lambda in `source`, in file order."""
+def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
+    """Every function, method, class and named lambda in `source`, in file order, then the
+    module-level blocks between them. `path` names module blocks that define nothing."""
     result = ParsedFile()
     try:
         source.decode("utf-8")
@@ -67,9 +78,42 @@ def parse_source(source: bytes) -> ParsedFile:
     if root.has_error:
         result.has_errors = True
         result.error_lines = sorted({n.start_point[0] + 1 for n in _error_nodes(root)})[:20]
-    result.module_summary = summary_line(_docstring(root, source))
+    module_docstring = _docstring(root, source)
+    result.module_summary = summary_line(module_docstring)
     _walk(root, source, scope=[], in_class=None, out=result.units)
+    result.units += _module_units(root, source, path=path, docstring=module_docstring)
     return result
+
+
+def _module_units(root: Node, source: bytes, *, path: str, docstring: str) -> list[ParsedUnit]:
+    stem = PurePosixPath(path).stem if path else ""
+    if stem == "__init__":
+        stem = PurePosixPath(path).parent.name
+    units: list[ParsedUnit] = []
+    taken: dict[str, int] = {}
+    for block in module_blocks(root, source):
+        if block.is_main:
+            name = "__main__"
+        else:
+            name = block.defines[0] if block.defines else (stem or "<module>")
+        taken[name] = taken.get(name, 0) + 1
+        # Qualnames name one unit of a file: a second block named like the first is told apart.
+        qualname = name if taken[name] == 1 else f"{name}#{taken[name]}"
+        shown = ", ".join(block.defines[:6]) + (", ..." if len(block.defines) > 6 else "")
+        units.append(
+            ParsedUnit(
+                kind=MODULE,
+                name=name,
+                qualname=qualname,
+                start_line=block.start_line,
+                end_line=block.end_line,
+                signature=f"module {stem}" + (f": {shown}" if shown else ""),
+                docstring=docstring if block.has_docstring else "",
+                code=block.code,
+                defines=block.defines,
+            )
+        )
+    return units
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)`'\"])\.(\s|$)")
@@ -159,7 +203,50 @@ def _walk(
                 # Definitions under `if TYPE_CHECKING:`, `try:` and the like belong to the same
                 # scope; ERROR nodes often wrap perfectly good definitions after a syntax error.
                 found.append(_Visit(child, scope, in_class, class_summary))
-        tasks.extend(reversed(found))
+        tasks.extend(reversed(_fold_overloads(found, source)))
+
+
+def _is_overload(unit: ParsedUnit) -> bool:
+    return unit.kind != CLASS and any(d.split(".")[-1] == "overload" for d in unit.decorators)
+
+
+def _fold_overloads(found: list[ParsedUnit | _Visit], source: bytes) -> list[ParsedUnit | _Visit]:
+    """`@overload` stubs and the implementation that follows them become one unit: the
+    implementation's name, signature and docstring, spanning the stubs too. Three stubs were
+    three results before the code that does the work. Stubs with no implementation after them
+    (a Protocol, a stub file) fold into the last of them."""
+    out: list[ParsedUnit | _Visit] = []
+    stubs: list[ParsedUnit] = []
+
+    def flush_stubs() -> None:
+        if stubs:
+            out.append(_spanning(stubs[-1], stubs[0].start_line, source))
+            stubs.clear()
+
+    for item in found:
+        if isinstance(item, _Visit):
+            if not stubs:
+                out.append(item)  # a stub's body holds nothing worth a unit
+            continue
+        if _is_overload(item):
+            if stubs and stubs[0].name != item.name:
+                flush_stubs()
+            stubs.append(item)
+            continue
+        if stubs and stubs[0].name == item.name and item.kind != CLASS:
+            out.append(_spanning(item, stubs[0].start_line, source))
+            stubs.clear()
+            continue
+        flush_stubs()
+        out.append(item)
+    flush_stubs()
+    return out
+
+
+def _spanning(unit: ParsedUnit, start_line: int, source: bytes) -> ParsedUnit:
+    lines = source.split(b"\n")[start_line - 1 : unit.end_line]
+    code = textwrap.dedent(b"\n".join(lines).decode("utf-8", errors="replace"))
+    return dataclasses.replace(unit, start_line=start_line, code=code)
 
 
 class _Visit(NamedTuple):
@@ -218,6 +305,7 @@ def _make_unit(
         decorators=decorators,
         calls=_called_names(body, source),
         is_async=any(c.type == "async" for c in definition.children),
+        defines=(name,),
     )
 
 
@@ -247,6 +335,7 @@ def _named_lambda(
         class_name=in_class or "",
         class_summary=class_summary if in_class else "",
         calls=_called_names(value, source),
+        defines=(name,),
     )
 
 

@@ -31,6 +31,7 @@ from indexing.embedding import get_embedder
 from indexing.generations import collect_garbage, delete_file_versions
 from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
+from indexing.parsing import PARSER_VERSION
 from indexing.sources import Source, iter_python_files
 from indexing.store import VectorStoreUnavailable, drop_model_vectors
 from reporift.memory import release_free_heap
@@ -135,15 +136,21 @@ def _active_versions(repository) -> dict[tuple[str, str], int]:
     if repository.active_run_id is None:
         return {}
     rows = FileVersion.objects.filter(runs=repository.active_run_id).values_list(
-        "path", "sha256", "pk"
+        "path", "sha256", "parser_version", "pk"
     )
-    return {(path, sha): pk for path, sha, pk in rows}
+    # A version parsed by an older parser is never reused: its key cannot match.
+    return {
+        (path, sha if parser == PARSER_VERSION else f"{sha}@{parser}"): pk
+        for path, sha, parser, pk in rows
+    }
 
 
 def _store_version(run: IndexRun, path: str, sha: str, data: bytes) -> int:
     repository = run.repository
     # A crashed run may have left this exact version behind, half-embedded: rebuild it.
-    leftover = FileVersion.objects.filter(repository=repository, path=path, sha256=sha)
+    leftover = FileVersion.objects.filter(
+        repository=repository, path=path, sha256=sha, parser_version=PARSER_VERSION
+    )
     if repository.active_run_id is not None:
         leftover = leftover.exclude(runs=repository.active_run_id)
     delete_file_versions(leftover)
@@ -151,6 +158,7 @@ def _store_version(run: IndexRun, path: str, sha: str, data: bytes) -> int:
         repository=repository,
         path=path,
         sha256=sha,
+        parser_version=PARSER_VERSION,
         size=len(data),
         content=zlib.compress(data, 6),
         created_by=run,

@@ -295,7 +295,12 @@ def iter_python_files(
     root = root.resolve()
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIPPED_DIRS and not d.endswith(".egg-info")
+            d
+            for d in dirnames
+            if not d.endswith(".egg-info")
+            # A package named like a build or environment folder (pip's
+            # `_internal/operations/build/`) is source, not output.
+            and (d not in SKIPPED_DIRS or (Path(directory) / d / "__init__.py").is_file())
         )
         for filename in sorted(filenames):
             if not filename.endswith(".py"):

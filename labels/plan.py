@@ -39,7 +39,9 @@ def _spread(units: list[CodeUnit]) -> list[CodeUnit]:
 
 
 def _askable(repository: Repository) -> list[CodeUnit]:
-    units = active_units(repository=repository).exclude(kind=CodeUnit.Kind.CLASS)
+    units = active_units(repository=repository).exclude(
+        kind__in=(CodeUnit.Kind.CLASS, CodeUnit.Kind.MODULE)
+    )
     return _spread([u for u in units if not is_test_path(u.path)])
 
 

@@ -229,7 +229,7 @@ def build_server(
         k: int = 10,
         mode: Literal["fast", "full"] = "fast",
         path: str = "",
-        kinds: list[Literal["function", "method", "class"]] | None = None,
+        kinds: list[Literal["function", "method", "class", "module"]] | None = None,
         exclude_tests: bool = False,
     ) -> dict[str, Any]:
         """Find the functions, methods and classes that do what the query describes in

@@ -204,11 +204,14 @@ def test_walker_skips_vendored_large_and_linked_files(tmp_path, write_repo):
             ".venv/lib/site.py": "x = 1\n",
             "lib/site-packages/dep.py": "x = 1\n",
             "pkg/big.py": "x = 1\n" * 1000,
+            # A package named like an output folder is source (pip/_internal/operations/build).
+            "pkg/build/__init__.py": "",
+            "pkg/build/wheel.py": "x = 1\n",
         }
     )
     (root / "pkg" / "link.py").symlink_to(root / "pkg" / "a.py")
     warnings: list[str] = []
     paths = [e.path for e in iter_python_files(root, max_file_bytes=1000, warnings=warnings)]
-    assert paths == ["pkg/a.py"]
+    assert paths == ["pkg/a.py", "pkg/build/__init__.py", "pkg/build/wheel.py"]
     assert any("pkg/big.py" in w and "limit" in w for w in warnings)
     assert any("pkg/link.py" in w and "symbolic link" in w for w in warnings)
