@@ -413,6 +413,12 @@ REPORIFT = {
         # from CoSQA's training pairs too; the ranker fitted on package rows alone needed 1.5 to
         # stay near S1 alone on CoSQA.
         "RANKER_CODE_WEIGHT": 0.0,
+        # The repository's shape after the ranker (search.ranking.structure), in units of the
+        # ranker's standardised score; chosen on the developer questions' tuning part
+        # (docs/BENCHMARKS.md, "Developer questions").
+        "STRUCTURE": {"defines": 3.0, "mentioned": 0.0, "file_topic": 0.0, "same_file": 0.0},
+        # Units that define a name typed as the query, gathered even when no stream found them.
+        "DEFINITIONS": 20,
         "CANDIDATES": 30,  # size of the ordered candidate set handed to the reranker (full mode)
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,

@@ -72,7 +72,8 @@ class Retriever:
 
     def cap(self, stream: str) -> int | None:
         """How many resolved hits a stream may contribute (S3 is capped per component)."""
-        return {"S2": 2 * self.depth["S2"], "S3": None}.get(stream, self.depth.get(stream))
+        caps = {"S2": 2 * self.depth["S2"], "S3": None, "S7": search_config()["DEFINITIONS"]}
+        return caps.get(stream, self.depth.get(stream))
 
     def query_vector(self, text: str) -> np.ndarray:
         if self._query_vector is None or self._query_vector[0] != text:
@@ -97,6 +98,10 @@ class Retriever:
 
     def components(self, components: list[str]) -> S.StreamResult:
         return S.component_functions_stream(self.ctx, components, depth=self.depth["S3"])
+
+    def definitions(self, text: str) -> S.StreamResult:
+        units = active_units(repository=self.repository)
+        return S.definitions_stream(units, text, depth=search_config()["DEFINITIONS"])
 
     def lexical_stream(self, text: str) -> S.StreamResult:
         index = lexical_index_for_run(self.generation)

@@ -23,17 +23,19 @@ from search.fusion import reciprocal_rank_fusion
 from search.ranking.explain import stream_reason
 from search.ranking.model import RankerUnavailable, get_ranker
 from search.ranking.order import learned_order
+from search.ranking.structure import Strengths, query_shape, shaped_order, why
 from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
 
 logger = logging.getLogger(__name__)
 MODES = ("fast", "full")
-FAST_STREAMS = ("S1", "S6", "S4")
-FAST_STAGES = (*FAST_STREAMS, "ranker")
+FAST_STREAMS = ("S1", "S6", "S4", "S7")
+# "structure": the repository's shape after the ranker (search.ranking.structure).
+FAST_STAGES = (*FAST_STREAMS, "ranker", "structure")
 LLM_STREAMS = ("S2", "S3", "S5")
-ALL_STREAMS = ("S1", "S2", "S3", "S4", "S5", "S6")
+ALL_STREAMS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
 # Full mode's stages: the streams, the learned ranker and the LLM reranker.
-FULL_STAGES = (*ALL_STREAMS, "ranker", "rerank")
+FULL_STAGES = (*ALL_STREAMS, "ranker", "structure", "rerank")
 
 
 # Hears a slow stage's start and end: progress("augment", "running"), then ("augment", "done").
@@ -99,6 +101,8 @@ def search(
         results.append(retriever.header_stream(query))
     if "S4" in wanted:
         results.append(retriever.lexical_stream(query))
+    if "S7" in wanted:
+        results.append(retriever.definitions(query))
     llm = None
     if mode == "full":
         from search.full_mode import run_llm_streams
@@ -118,6 +122,8 @@ def search(
             response.notices.append(f"stream {result.name} failed: {result.error}")
 
     ordered = _order(query, results, retriever, response, k, use_ranker="ranker" in wanted)
+    if "structure" in wanted and response.ordered_by.startswith("ranker"):
+        ordered = _shaped(query, ordered, response)
     if llm is not None and llm.rerank and response.mode_used == "full":
         from search.full_mode import rerank
 
@@ -131,6 +137,26 @@ def search(
     response.timings_ms.update(retriever.timings_ms)
     response.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
     return response
+
+
+def _shaped(
+    query: str, ordered: list[SearchResult], response: SearchResponse
+) -> list[SearchResult]:
+    """The learned order adjusted by the repository's shape (search.ranking.structure)."""
+    start = time.perf_counter()
+    strengths = Strengths(**search_config()["STRUCTURE"])
+    shape = query_shape(query)
+    by_unit = {id(r.unit): r for r in ordered}
+    shaped = shaped_order(query, [(r.unit, r.score) for r in ordered], strengths)
+    out = []
+    for unit, score in shaped:
+        result = by_unit[id(unit)]
+        result.score = score
+        if lifted := why(unit, shape, strengths):
+            result.reason = f"{lifted}; {result.reason}" if result.reason else lifted
+        out.append(result)
+    response.timings_ms["structure"] = round((time.perf_counter() - start) * 1000, 2)
+    return out
 
 
 @dataclass

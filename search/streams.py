@@ -5,6 +5,7 @@ S1 query vs the code vectors of all units    S6 query vs the header vectors of a
 S2 generated code vs the code vectors of functions and of classes
 S3 each generated component function vs functions (best match each)
 S4 BM25 over identifiers, docstrings and code     S5 augmented query vs functions
+S7 the units that define a name typed as the query (`Session.send`, `g`)
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db.models import Q, QuerySet
 
 from indexing.embedding import Embedder
 from indexing.lexical import LexicalIndex
 from indexing.models import CodeUnit
 from indexing.store import VectorStore
+from search.ranking.structure import definition_match, query_shape
 
 logger = logging.getLogger(__name__)
 FUNCTION_KINDS = (CodeUnit.Kind.FUNCTION, CodeUnit.Kind.METHOD)
@@ -135,6 +138,30 @@ def lexical_stream(
     scores: np.ndarray | None = None,
 ) -> list[tuple[int, float]]:
     return index.search(query, n=depth, mask=mask, scores=scores)
+
+
+@_timed("S7")
+def definitions_stream(
+    units: QuerySet[CodeUnit], query: str, *, depth: int
+) -> list[tuple[int, float]]:
+    """A name typed as the query is answered by its definition, which the vector and lexical
+    streams may rank below the many units that mention it: gather the definitions by name.
+    Classes first, then functions, methods and module blocks; a dotted name's exact qualname
+    before the same name under another parent. A sentence gathers nothing."""
+    shape = query_shape(query)
+    if not shape.name:
+        return []
+    found = units.filter(
+        Q(name=shape.name) | Q(kind=CodeUnit.Kind.MODULE, code__contains=shape.name)
+    ).only("pk", "kind", "name", "qualname", "defines", "path")
+    order = {CodeUnit.Kind.CLASS: 0, CodeUnit.Kind.FUNCTION: 1, CodeUnit.Kind.METHOD: 2}
+    matches = [
+        (definition_match(u, shape), order.get(u.kind, 3), u.pk)
+        for u in found[: depth * 5]
+        if definition_match(u, shape) > 0
+    ]
+    matches.sort(key=lambda m: (-m[0], m[1], m[2]))
+    return [(pk, score) for score, _, pk in matches[:depth]]
 
 
 @_timed("S5")

@@ -26,6 +26,24 @@ class GoldUnit:
     lines: tuple[int, int] | None = None  # 1-based, inclusive; a result covers it by overlap
     primary: bool = True  # Success@k and MRR count primary targets only
 
+    def covered_by(self, *, path: str, unit: Any) -> bool:
+        """Whether a result in a repository (a unit with a kind, a qualname and lines) covers
+        this target: a unit target by its qualname or the class that encloses it (RepoRift's
+        rule), a span (and a unit target resolved to its lines) by overlapping lines, a file
+        by lying in it."""
+        if self.path != path:
+            return False
+        if self.lines is not None:
+            start, end = self.lines
+            return unit.start_line <= end and start <= unit.end_line
+        if not self.qualname:
+            return True
+        if unit.kind == "module":  # a module-level name: the block that binds it
+            return self.qualname in (getattr(unit, "defines", None) or ())
+        return self.qualname == unit.qualname or (
+            unit.kind == "class" and self.qualname.startswith(unit.qualname + ".")
+        )
+
 
 @dataclass
 class Corpus:

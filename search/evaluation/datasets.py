@@ -56,16 +56,19 @@ def load_repo_rows(path: Path) -> EvalDataset:
         gold_rows = require(row, "gold", where, list)
         gold = []
         for item in gold_rows:
-            if not isinstance(item, dict) or not item.get("path") or not item.get("qualname"):
-                raise DatasetError(f"{where}: each gold entry needs 'path' and 'qualname'")
-            gold.append(GoldUnit(item["path"], item["qualname"], float(item.get("relevance", 1))))
+            # Without a qualname, a gold entry is a whole file (any unit in it answers).
+            if not isinstance(item, dict) or not item.get("path"):
+                raise DatasetError(f"{where}: each gold entry needs a 'path'")
+            qualname = item.get("qualname") or ""
+            gold.append(GoldUnit(item["path"], qualname, float(item.get("relevance", 1))))
         if not gold:
             raise DatasetError(f"{where}: 'gold' is empty")
         if not repo.startswith(("http://", "https://", "git@", "ssh://", "file://", "/")):
             repo = str((path.parent / repo).resolve())  # relative to the dataset file
         key = f"{repo}@{ref}"
         corpora.setdefault(key, Corpus(key=key, kind="repo", source=repo, ref=ref))
-        queries.append(EvalQuery(str(row.get("id", number)), query, key, gold))
+        kind = row.get("kind") or ""
+        queries.append(EvalQuery(str(row.get("id", number)), query, key, gold, kind=kind))
     if not queries:
         raise DatasetError(f"{path}: no rows")
     return EvalDataset(path.stem, "repo", corpora, queries)

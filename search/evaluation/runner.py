@@ -20,22 +20,6 @@ from search.services import FAST_STAGES, FULL_STAGES, search
 METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 
 
-def covers(target: GoldUnit, *, path: str, unit) -> bool:
-    """Whether a result in a repository covers a target: a unit target by its qualname or the
-    class that encloses it (RepoRift's rule), a span (and a unit target resolved to its lines)
-    by overlapping lines, a file by lying in it."""
-    if target.path != path:
-        return False
-    if target.lines is not None:
-        start, end = target.lines
-        return unit.start_line <= end and start <= unit.end_line
-    if not target.qualname:
-        return True
-    return target.qualname == unit.qualname or (
-        unit.kind == "class" and target.qualname.startswith(unit.qualname + ".")
-    )
-
-
 def judge(
     results: Sequence[SearchResult], gold: Sequence[GoldUnit], *, snippets: bool
 ) -> tuple[list[dict[str, Any]], list[float], list[str]]:
@@ -63,7 +47,7 @@ def judge(
                 # "pkg/mod.py::func" come from label runs).
                 hit = snippet_id_from_path(snippet_filename(g.path)) == path
             else:
-                hit = covers(g, path=path, unit=unit)
+                hit = g.covered_by(path=path, unit=unit)
             if hit:
                 matched.add(index)
                 relevance = g.relevance

@@ -95,6 +95,7 @@ def stream_reason(stream_ranks: dict[str, int]) -> str:
         "S2": "generated code",
         "S3": "generated functions",
         "S5": "augmented query",
+        "S7": "definition by name",
     }
     found = sorted(stream_ranks.items(), key=lambda item: item[1])
     return "found by " + ", ".join(f"{names.get(s, s)} (#{r})" for s, r in found)

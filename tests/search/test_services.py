@@ -193,3 +193,35 @@ def test_stages_restrict_what_runs(shop):
     plain = search(repository=shop, query="charge a credit card", k=3, stages=("S1",))
     assert {s for r in plain.results for s in r.streams} == {"S1"}
     assert plain.ordered_by == "fusion" and "S6" not in plain.timings_ms
+
+
+MODULE_CODE = {
+    "net/config.py": '''"""Network settings."""
+DEFAULT_TIMEOUT = 30
+RETRY_STATUSES = frozenset({502, 503, 504})
+
+
+def timeout_for(host):
+    """Seconds to wait for a host."""
+    return DEFAULT_TIMEOUT
+''',
+}
+
+
+def test_module_level_code_is_searchable_and_filterable(db, write_repo):
+    from indexing.services import index_run_execute, index_run_start, repository_create
+
+    repository = repository_create(name="net", source=str(write_repo(MODULE_CODE)))
+    index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    repository.refresh_from_db()
+    first = search(repository=repository, query="RETRY_STATUSES", k=5).results[0]
+    assert (first.unit.kind, first.unit.qualname) == ("module", "DEFAULT_TIMEOUT")
+    assert first.unit.defines == ["DEFAULT_TIMEOUT", "RETRY_STATUSES"]
+    assert first.reason.startswith("defines 'RETRY_STATUSES'") and "S7" in first.streams
+    only_modules = search(
+        repository=repository,
+        query="which statuses are retried",
+        k=5,
+        filters=SearchFilters(kinds=("module",)),
+    )
+    assert {r.unit.kind for r in only_modules.results} == {"module"}

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from search.evaluation.datasets import FORMATS, DatasetError, load_dataset
+from search.evaluation.questions import PARTS
 from search.evaluation.report import (
     ablation_plot,
     ablation_table,
@@ -20,6 +21,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="dataset file or directory")
         parser.add_argument("--format", choices=FORMATS, default="repo", dest="fmt")
+        parser.add_argument(
+            "--part",
+            choices=PARTS,
+            default="tune",
+            help="questions format: the tuning rows, the held-apart fifth, or all",
+        )
         parser.add_argument("--k", type=int, default=10)
         parser.add_argument("--mode", choices=MODES, default="fast")
         parser.add_argument(
@@ -49,13 +56,14 @@ class Command(BaseCommand):
         out=None,
         limit=None,
         ablate: bool = False,
+        part: str = "tune",
         **options,
     ):
         chosen = tuple(_stage(s) for s in stages.split(",")) if stages else None
         if chosen and not set(chosen) <= set(FULL_STAGES):
             raise CommandError(f"unknown stages in {stages!r}; known: {','.join(FULL_STAGES)}")
         try:
-            data = load_dataset(dataset, fmt)
+            data = load_dataset(dataset, fmt, part=part)
             if ablate:
                 rows, reports = ablate_stages(data, k, mode, chosen, limit)
                 best = rows[-1]["configuration"]
@@ -67,6 +75,8 @@ class Command(BaseCommand):
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
         summary = {key: report[key] for key in ("n_queries", *METRIC_KEYS, "ci95")}
+        if "by_kind" in report:
+            summary["by_kind"] = report["by_kind"]
         self.stdout.write(json.dumps(summary | {"latency_ms": report["latency_ms"]}, indent=2))
         if ablate:
             self.stdout.write(ablation_table(report["ablation"]))

@@ -44,7 +44,7 @@ def test_repo_rows(tmp_path):
         ("{not json", "rows.jsonl:2: invalid JSON"),
         (json.dumps({"repo": "r", "gold": []}), "rows.jsonl:2: missing or invalid 'query'"),
         (
-            json.dumps({"query": "q", "repo": "r", "gold": [{"path": "a.py"}]}),
+            json.dumps({"query": "q", "repo": "r", "gold": [{"qualname": "f"}]}),
             "rows.jsonl:2: each gold",
         ),
         (json.dumps({"query": "q", "repo": "r", "gold": []}), "rows.jsonl:2: 'gold' is empty"),

@@ -123,3 +123,24 @@ def test_bad_rows_are_refused_with_the_line_and_reason(toypkg, tmp_path, change,
     path = write_rows(tmp_path / "toy.jsonl", [ROWS[0]], **change)
     with pytest.raises(DatasetError, match=r"toy.jsonl:1: .*" + message.replace("[", r"\[")):
         load_dataset(path, "questions", part="all")
+
+
+@pytest.mark.django_db
+def test_the_set_scores_per_kind_and_finds_what_developers_ask_for(toypkg, tmp_path):
+    from search.evaluation.runner import evaluate
+
+    data = load_dataset(write_rows(tmp_path / "toy.jsonl", ROWS), "questions", part="all")
+    report = evaluate(dataset=data, progress=False)
+    by_id = {entry["id"]: entry for entry in report["per_query"]}
+    # A bare class name: its definition first, though the subclass's method says it more often.
+    assert by_id["toy-001"]["results"][0]["qualname"] == "StaticModel"
+    assert by_id["toy-001"]["definition_first"] is True
+    # A module-level name: the module block that assigns it.
+    first = by_id["toy-002"]["results"][0]
+    assert (first["path"], first["kind"], first["qualname"]) == ("globals.py", "module", "g")
+    # Three overloads and the implementation: one result.
+    lookups = [r for r in by_id["toy-003"]["results"] if r["qualname"] == "lookup"]
+    assert len(lookups) == 1 and by_id["toy-003"]["metrics"]["success@1"] == 1.0
+    assert set(report["by_kind"]) == {"symbol", "behaviour", "architecture"}
+    assert report["by_kind"]["symbol"]["definition_first"] == 1.0
+    assert report["by_kind"]["symbol"]["ndcg@10"]["mean"] == 1.0

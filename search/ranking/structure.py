@@ -1,0 +1,170 @@
+"""What the shape of a repository says about a ranked list: a pure function applied after the
+learned ranker.
+
+The ranker learned from docstring sentences and web questions, one unit at a time. Developers
+also type names and ask how a part works, where three facts a unit-by-unit score cannot see
+decide the answer (docs/BENCHMARKS.md, "Developer questions"):
+
+- a name typed as the query is answered by the unit that defines it, not by the units that
+  mention it most (a subclass's method, a property of the same name in lower case);
+- a file named for the topic (`auth.py` for "authentication and credentials") is where a reader
+  starts;
+- a top 10 spent on one file's methods hides the second file that answers too.
+
+Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
+developer questions' tuning part and checked on the package benchmark and CoSQA dev.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_WORD = re.compile(r"[a-z]+")
+# A word shorter than this says too little to match a file name by prefix ("io", "db" do
+# match exactly).
+_PREFIX_CHARS = 4
+# File stems that name no topic.
+_GENERIC_STEMS = frozenset({"__init__", "utils", "util", "base", "core", "main", "misc", "common"})
+
+
+class ShapedUnit(Protocol):
+    path: str
+    kind: str
+    name: str
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Strengths:
+    defines: float = 3.0  # the unit defines the name typed as the query
+    mentioned: float = 0.0  # ... a code-like name inside a sentence
+    file_topic: float = 0.0  # the file's name is one of the query's words
+    same_file: float = 0.0  # taken off each further unit of a file already listed
+
+
+@dataclass(frozen=True)
+class QueryShape:
+    name: str  # the name typed as the whole query ("Session.send" -> "send"), or ""
+    dotted: str  # the whole dotted name ("Session.send"), or ""
+    mentioned: frozenset[str]  # code-like names inside a sentence (CamelCase, snake_case)
+    words: frozenset[str]  # the query's lower-case words, for file names
+
+
+def query_shape(query: str) -> QueryShape:
+    text = query.strip().removesuffix("()")
+    for keyword in ("class ", "def "):
+        text = text.removeprefix(keyword)
+    is_name = _NAME.fullmatch(text) is not None
+    tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query)
+    mentioned = frozenset(
+        t.rstrip(".").split(".")[-1]
+        for t in tokens
+        if not is_name and (_is_camel(t) or ("_" in t.strip("_")) or "." in t.rstrip("."))
+    )
+    return QueryShape(
+        name=text.split(".")[-1] if is_name else "",
+        dotted=text if is_name and "." in text else "",
+        mentioned=mentioned - {""},
+        words=frozenset(_WORD.findall(query.lower())),
+    )
+
+
+def _is_camel(token: str) -> bool:
+    return bool(re.search(r"[a-z][A-Z]", token)) or bool(
+        re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*", token)
+    )
+
+
+def defines(unit: ShapedUnit, name: str) -> bool:
+    return unit.name == name or name in (getattr(unit, "defines", None) or ())
+
+
+def definition_match(unit: ShapedUnit, shape: QueryShape) -> float:
+    """1 when the unit defines the queried name (the dotted name, exactly, when one was
+    typed), 0.5 when it defines the name under another parent, else 0."""
+    if not shape.name or not defines(unit, shape.name):
+        return 0.0
+    if not shape.dotted:
+        return 1.0
+    return (
+        1.0 if unit.qualname == shape.dotted or unit.qualname.endswith("." + shape.dotted) else 0.5
+    )
+
+
+def file_topic(path: str, words: frozenset[str]) -> bool:
+    """The file's name is a word of the query, or the start of one (`auth.py` for
+    "authentication", `aliases.py` for "alias")."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py").lower()
+    if stem == "__init__":
+        parts = path.rsplit("/", 2)
+        stem = parts[-2].lower() if len(parts) > 1 else stem
+    stem = stem.strip("_")
+    if not stem or stem in _GENERIC_STEMS:
+        return False
+    stems = {stem, stem.removesuffix("s"), stem.removesuffix("es")}
+    for word in words:
+        if word in stems or (
+            len(word) >= _PREFIX_CHARS and any(len(s) >= 3 and word.startswith(s) for s in stems)
+        ):
+            return True
+    return False
+
+
+def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:
+    """The rules that lifted a unit, in words ("" when none did)."""
+    parts = []
+    if strengths.defines and definition_match(unit, shape) > 0:
+        parts.append(f"defines '{shape.name}'")
+    named = sorted(n for n in shape.mentioned if defines(unit, n))
+    if strengths.mentioned and named:
+        parts.append(f"defines '{named[0]}'")
+    if strengths.file_topic and file_topic(unit.path, shape.words):
+        parts.append("file named for the topic")
+    return "; ".join(parts)
+
+
+def shaped_order(
+    query: str,
+    ranked: Sequence[tuple[ShapedUnit, float]],
+    strengths: Strengths,
+) -> list[tuple[ShapedUnit, float]]:
+    """`ranked` (units with the ranker's standardised scores, best first) re-ordered by the
+    rules of the module docstring; scores are the adjusted ones."""
+    shape = query_shape(query)
+    adjusted = []
+    for unit, score in ranked:
+        bonus = strengths.defines * definition_match(unit, shape)
+        if shape.mentioned and any(defines(unit, name) for name in shape.mentioned):
+            bonus += strengths.mentioned
+        if strengths.file_topic and file_topic(unit.path, shape.words):
+            bonus += strengths.file_topic
+        adjusted.append((unit, score + bonus))
+    if not strengths.same_file:
+        return sorted(adjusted, key=lambda pair: -pair[1])
+    return _spread_files(adjusted, strengths.same_file)
+
+
+def _spread_files(
+    scored: list[tuple[ShapedUnit, float]], step: float
+) -> list[tuple[ShapedUnit, float]]:
+    """Greedy: the next result is the best after taking `step` off per unit already listed
+    from its file."""
+    remaining = sorted(scored, key=lambda pair: -pair[1])
+    listed: dict[str, int] = {}
+    out: list[tuple[ShapedUnit, float]] = []
+    while remaining:
+        best_index, best_score = 0, float("-inf")
+        for index, (unit, score) in enumerate(remaining):
+            value = score - step * listed.get(unit.path, 0)
+            if value > best_score:
+                best_index, best_score = index, value
+            if score < best_score:
+                break  # sorted by raw score: no later unit can beat it
+        unit, _ = remaining.pop(best_index)
+        listed[unit.path] = listed.get(unit.path, 0) + 1
+        out.append((unit, best_score))
+    return out

@@ -1,0 +1,78 @@
+"""The repository's shape after the ranker: a pure function, tested on plain records."""
+
+from dataclasses import dataclass, field
+
+from search.ranking.structure import (
+    Strengths,
+    definition_match,
+    file_topic,
+    query_shape,
+    shaped_order,
+    why,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    path: str
+    qualname: str
+    kind: str = "function"
+    defines: tuple[str, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return self.qualname.split(".")[-1]
+
+
+def test_query_shapes():
+    assert query_shape("StaticModel").name == "StaticModel"
+    dotted = query_shape("Session.send()")
+    assert (dotted.name, dotted.dotted) == ("send", "Session.send")
+    sentence = query_shape("how does StaticModel load its vocab_file?")
+    assert sentence.name == "" and sentence.mentioned == {"StaticModel", "vocab_file"}
+    assert query_shape("class Timeout").name == "Timeout"
+
+
+def test_definition_match_is_case_sensitive_and_prefers_the_dotted_parent():
+    shape = query_shape("Timeout")
+    assert definition_match(Unit("a.py", "Timeout", "class"), shape) == 1.0
+    assert definition_match(Unit("a.py", "Request.timeout", "method"), shape) == 0.0
+    dotted = query_shape("Session.send")
+    assert definition_match(Unit("s.py", "Session.send"), dotted) == 1.0
+    assert definition_match(Unit("s.py", "Adapter.send"), dotted) == 0.5
+    module = Unit("globals.py", "g", "module", defines=("g", "request"))
+    assert definition_match(module, query_shape("request")) == 1.0
+
+
+def test_file_topic_matches_a_file_named_for_a_query_word():
+    words = query_shape("authentication mechanisms and credential handling").words
+    assert file_topic("httpx/_auth.py", words)
+    assert file_topic("pydantic/aliases.py", query_shape("alias handling for fields").words)
+    assert file_topic("celery/backends/__init__.py", query_shape("result backends").words)
+    assert not file_topic("pkg/utils.py", query_shape("utils for strings").words)
+    assert not file_topic("pkg/io.py", query_shape("iowait tuning").words)
+
+
+def test_a_bare_class_name_puts_its_definition_first():
+    ranked = [
+        (Unit("sub.py", "Sub.from_static_model", "method"), 2.0),
+        (Unit("model.py", "StaticModel", "class"), 0.5),
+    ]
+    order = shaped_order("StaticModel", ranked, Strengths(defines=3.0))
+    assert order[0][0].qualname == "StaticModel" and order[0][1] == 3.5
+    assert why(order[0][0], query_shape("StaticModel"), Strengths()) == "defines 'StaticModel'"
+
+
+def test_same_file_step_lets_a_second_file_into_the_top():
+    ranked = [(Unit("a.py", f"A.m{i}"), 3.0 - 0.1 * i) for i in range(4)]
+    ranked.append((Unit("b.py", "b"), 2.5))
+    plain = [u.path for u, _ in shaped_order("q", ranked, Strengths(defines=0))]
+    assert plain == ["a.py"] * 4 + ["b.py"]
+    spread = [u.path for u, _ in shaped_order("q", ranked, Strengths(defines=0, same_file=0.5))]
+    assert spread == ["a.py", "b.py", "a.py", "a.py", "a.py"]
+
+
+def test_no_strengths_keep_the_ranker_order():
+    ranked = [(Unit("a.py", "x"), 1.0), (Unit("b.py", "y"), 0.5)]
+    zero = Strengths(defines=0, mentioned=0, file_topic=0, same_file=0)
+    assert shaped_order("x", ranked, zero) == ranked
