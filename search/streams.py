@@ -22,7 +22,7 @@ from indexing.embedding import Embedder
 from indexing.lexical import LexicalIndex
 from indexing.models import CodeUnit
 from indexing.store import VectorStore
-from search.ranking.structure import definition_match, query_shape
+from search.ranking.structure import defines, definition_match, query_shape
 
 logger = logging.getLogger(__name__)
 FUNCTION_KINDS = (CodeUnit.Kind.FUNCTION, CodeUnit.Kind.METHOD)
@@ -147,18 +147,26 @@ def definitions_stream(
     """A name typed as the query is answered by its definition, which the vector and lexical
     streams may rank below the many units that mention it: gather the definitions by name.
     Classes first, then functions, methods and module blocks; a dotted name's exact qualname
-    before the same name under another parent. A sentence gathers nothing."""
+    before the same name under another parent. A sentence gathers the definitions of the code
+    names it mentions (CamelCase, snake_case, dotted), if any."""
     shape = query_shape(query)
-    if not shape.name:
+    # A sentence that names code ("how does HTTPAdapter retry?") gathers those definitions.
+    names = [shape.name] if shape.name else sorted(shape.mentioned)[:3]
+    if not names:
         return []
-    found = units.filter(
-        Q(name=shape.name) | Q(kind=CodeUnit.Kind.MODULE, code__contains=shape.name)
-    ).only("pk", "kind", "name", "qualname", "defines", "path")
+    wanted = Q()
+    for name in names:
+        wanted |= Q(name=name) | Q(kind=CodeUnit.Kind.MODULE, code__contains=name)
+    found = units.filter(wanted).only("pk", "kind", "name", "qualname", "defines", "path")
+
+    def match(unit: CodeUnit) -> float:
+        if shape.name:
+            return definition_match(unit, shape)
+        return 0.5 if any(defines(unit, name) for name in names) else 0.0
+
     order = {CodeUnit.Kind.CLASS: 0, CodeUnit.Kind.FUNCTION: 1, CodeUnit.Kind.METHOD: 2}
     matches = [
-        (definition_match(u, shape), order.get(u.kind, 3), u.pk)
-        for u in found[: depth * 5]
-        if definition_match(u, shape) > 0
+        (score, order.get(u.kind, 3), u.pk) for u in found[: depth * 5] if (score := match(u)) > 0
     ]
     matches.sort(key=lambda m: (-m[0], m[1], m[2]))
     return [(pk, score) for score, _, pk in matches[:depth]]

@@ -218,6 +218,9 @@ def test_module_level_code_is_searchable_and_filterable(db, write_repo):
     assert (first.unit.kind, first.unit.qualname) == ("module", "DEFAULT_TIMEOUT")
     assert first.unit.defines == ["DEFAULT_TIMEOUT", "RETRY_STATUSES"]
     assert first.reason.startswith("defines 'RETRY_STATUSES'") and "S7" in first.streams
+    # A sentence that names code gathers that code's definition too.
+    mentioned = search(repository=repository, query="what is in RETRY_STATUSES?", k=5)
+    assert "S7" in next(r for r in mentioned.results if r.unit.kind == "module").streams
     only_modules = search(
         repository=repository,
         query="which statuses are retried",
