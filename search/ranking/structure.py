@@ -74,9 +74,8 @@ def query_shape(query: str) -> QueryShape:
 
 
 def _is_camel(token: str) -> bool:
-    return bool(re.search(r"[a-z][A-Z]", token)) or bool(
-        re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*", token)
-    )
+    # StaticModel, getValue, HTTPAdapter; not README or Django.
+    return re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", token) is not None
 
 
 def defines(unit: ShapedUnit, name: str) -> bool:
