@@ -2,10 +2,12 @@
 search path, and write the committed model and its manifest (`make train-ranker`).
 
     python -m benchmarks.package_benchmark            # writes var/benchmarks/packages/*.jsonl
+    python -m benchmarks.question_train   # writes var/benchmarks/question-train/train.jsonl
     python -m benchmarks.train_ranker [--rows var/benchmarks/packages/train.jsonl]
         --cosqa-train $COSQA/cosqa-train-pairs.json [--cosqa-queries 2000]
+        [--question-rows var/benchmarks/question-train/train.jsonl]
 
-Each train query runs fast mode's streams (S1, S6, S4) on its indexed package; the candidates
+Each train query runs fast mode's streams (S1, S6, S4, S7) on its indexed package; the candidates
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
 label (1 for the gold unit or the class that encloses it, RepoRift's rule). LightGBM's
 LambdaRank is fitted on them with fixed parameters and seed, so the same data gives the same
@@ -28,6 +30,7 @@ import argparse
 import hashlib
 import json
 import time
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -85,19 +88,10 @@ def fit(
 
 
 def labels_for(units, gold) -> np.ndarray:
+    """1 for a unit that covers a gold target as evaluation judges it (the unit, its enclosing
+    class, the module block that binds a gold name, any unit of a gold file)."""
     return np.array(
-        [
-            any(
-                u.path == g.path
-                and (
-                    u.qualname == g.qualname
-                    or (u.kind == "class" and g.qualname.startswith(u.qualname + "."))
-                )
-                for g in gold
-            )
-            for u in units
-        ],
-        dtype=int,
+        [any(g.covered_by(path=u.path, unit=u) for g in gold) for u in units], dtype=int
     )
 
 
@@ -171,6 +165,7 @@ def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]
             retriever.code_stream(query.query),
             retriever.header_stream(query.query),
             retriever.lexical_stream(query.query),
+            retriever.definitions(query.query),
         ]
         pool = gather_candidates(results, retriever)
         features = candidate_features(query=query.query, units=pool.units, retriever=retriever)
@@ -190,9 +185,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "search" / "ranking" / "ranker.txt")
     parser.add_argument("--cosqa-train", type=Path, help="cosqa-train-pairs.json (and no other)")
     parser.add_argument("--cosqa-queries", type=int, default=COSQA_QUERIES)
+    parser.add_argument(
+        "--question-rows",
+        type=Path,
+        help="rows of the developer-question kinds (python -m benchmarks.question_train)",
+    )
     args = parser.parse_args()
-    if args.rows.name != "train.jsonl":
-        raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
+    for rows in filter(None, (args.rows, args.question_rows)):
+        if rows.name != "train.jsonl":
+            raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
     if args.cosqa_queries and not args.cosqa_train:
         raise SystemExit("--cosqa-train is needed (or --cosqa-queries 0 for package rows alone)")
     if args.cosqa_train and args.cosqa_train.name != "cosqa-train-pairs.json":
@@ -211,6 +212,16 @@ def main() -> None:
         "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
         **counts,
     }
+    if args.question_rows:
+        questions = load_dataset(args.question_rows, "repo")
+        question_groups, counts = training_groups(questions)
+        groups += question_groups
+        info["question_rows"] = {
+            "file": str(args.question_rows),
+            "sha256": hashlib.sha256(args.question_rows.read_bytes()).hexdigest(),
+            "kinds": dict(Counter(q.kind for q in questions.queries)),
+            **counts,
+        }
     if args.cosqa_queries:
         dataset = cosqa_training_dataset(args.cosqa_train, queries=args.cosqa_queries)
         cosqa_groups, cosqa = training_groups(dataset)

@@ -51,3 +51,27 @@ def test_every_unit_of_the_gold_snippet_is_a_hit(tmp_path):
         SimpleNamespace(path=gold_file),
     ]
     assert snippet_labels_for(units, query.gold).tolist() == [1, 0, 1]
+
+
+def test_labels_follow_evaluation_for_units_classes_module_names_and_files():
+    from types import SimpleNamespace as Unit
+
+    from benchmarks.train_ranker import labels_for
+    from search.evaluation.datasets import GoldUnit
+
+    units = [
+        Unit(path="a.py", qualname="C", kind="class", start_line=1, end_line=9),
+        Unit(path="a.py", qualname="C.m", kind="method", start_line=3, end_line=4),
+        Unit(
+            path="a.py",
+            qualname="X",
+            kind="module",
+            defines=["X", "LIMIT"],
+            start_line=10,
+            end_line=11,
+        ),
+        Unit(path="b.py", qualname="f", kind="function", start_line=1, end_line=2),
+        Unit(path="c.py", qualname="g", kind="function", start_line=1, end_line=2),
+    ]
+    gold = [GoldUnit("a.py", "C.m"), GoldUnit("a.py", "LIMIT"), GoldUnit("b.py")]
+    assert labels_for(units, gold).tolist() == [1, 1, 1, 1, 0]
