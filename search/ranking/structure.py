@@ -9,7 +9,9 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
   mention it most (a subclass's method, a property of the same name in lower case);
 - a file named for the topic (`auth.py` for "authentication and credentials") is where a reader
   starts;
-- a top 10 spent on one file's methods hides the second file that answers too.
+- a top 10 spent on one file's methods hides the second file that answers too;
+- a module-level block (constants, data tables, a `__main__` block) matches many words but is
+  rarely what a sentence asks for, unless it defines the name asked about.
 
 Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
 developer questions' tuning part and checked on the package benchmark and CoSQA dev.
@@ -44,6 +46,9 @@ class Strengths:
     mentioned: float = 0.0  # ... a code-like name inside a sentence
     file_topic: float = 0.0  # the file's name is one of the query's words
     same_file: float = 0.0  # taken off each further unit of a file already listed
+    # Taken off a module block that does not define the queried name: the ranker never saw
+    # module-level code, and long blocks of constants and data match many words.
+    module: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,8 @@ def shaped_order(
             bonus += strengths.mentioned
         if strengths.file_topic and file_topic(unit.path, shape.words):
             bonus += strengths.file_topic
+        if strengths.module and unit.kind == "module" and not definition_match(unit, shape):
+            bonus -= strengths.module
         adjusted.append((unit, score + bonus))
     if not strengths.same_file:
         return sorted(adjusted, key=lambda pair: -pair[1])

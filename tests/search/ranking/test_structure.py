@@ -76,3 +76,12 @@ def test_no_strengths_keep_the_ranker_order():
     ranked = [(Unit("a.py", "x"), 1.0), (Unit("b.py", "y"), 0.5)]
     zero = Strengths(defines=0, mentioned=0, file_topic=0, same_file=0)
     assert shaped_order("x", ranked, zero) == ranked
+
+
+def test_module_blocks_step_back_unless_they_define_the_name():
+    block = Unit("const.py", "BEGIN_BLOCK", "module", defines=("BEGIN_BLOCK", "END_BLOCK"))
+    function = Unit("colors.py", "nearest_color")
+    ranked = [(block, 1.0), (function, 0.8)]
+    strengths = Strengths(defines=3.0, module=1.0)
+    assert shaped_order("map a colour to the nearest code", ranked, strengths)[0][0] is function
+    assert shaped_order("END_BLOCK", ranked, strengths)[0][0] is block
