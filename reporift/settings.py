@@ -416,7 +416,13 @@ REPORIFT = {
         # The repository's shape after the ranker (search.ranking.structure), in units of the
         # ranker's standardised score; chosen on the developer questions' tuning part
         # (docs/BENCHMARKS.md, "Developer questions").
-        "STRUCTURE": {"defines": 3.0, "mentioned": 0.0, "file_topic": 0.0, "same_file": 0.0},
+        "STRUCTURE": {
+            "defines": 5.0,
+            "mentioned": 0.0,
+            "file_topic": 0.25,
+            "same_file": 0.1,
+            "module": 1.0,
+        },
         # Units that define a name typed as the query, gathered even when no stream found them.
         "DEFINITIONS": 20,
         "CANDIDATES": 30,  # size of the ordered candidate set handed to the reranker (full mode)
