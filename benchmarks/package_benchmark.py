@@ -25,6 +25,7 @@ import json
 import re
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -175,20 +176,34 @@ def choose(askable: list[Candidate], every_query: Counter, per_package: int) -> 
     return unique[:per_package]
 
 
-def build_package(name: str, out: Path, per_package: int) -> list[dict]:
-    package_dir = package_source_dir(name)
+def copy_package(name: str, out: Path) -> Path:
+    """A fresh copy of the installed package at `out/<name>-<version>/<name>`; returns the
+    copy's root (the directory that holds the package, as a repository would)."""
     copy_root = out / f"{name}-{package_version(name)}"
     shutil.rmtree(copy_root, ignore_errors=True)
-    shutil.copytree(package_dir, copy_root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    askable: list[Candidate] = []
-    every_query: Counter = Counter()
-    for file in sorted((copy_root / name).rglob("*.py")):
-        relative = file.relative_to(copy_root).as_posix()
+    shutil.copytree(
+        package_source_dir(name), copy_root / name, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return copy_root
+
+
+def python_sources(copy_root: Path) -> Iterator[tuple[Path, str, str, ast.Module]]:
+    """(file, path relative to the root, source, its tree) of every parsable .py file, in
+    order; files Python cannot parse are indexed as they are but never asked about."""
+    for file in sorted(copy_root.rglob("*.py")):
         try:
             source = file.read_text(encoding="utf-8")
             tree = ast.parse(source)
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
+        yield file, file.relative_to(copy_root).as_posix(), source, tree
+
+
+def build_package(name: str, out: Path, per_package: int) -> list[dict]:
+    copy_root = copy_package(name, out)
+    askable: list[Candidate] = []
+    every_query: Counter = Counter()
+    for file, relative, source, tree in python_sources(copy_root):
         documented = documented_functions(tree, relative)
         every_query.update(c.query.lower() for c in documented)
         # Tests and vendored copies are indexed as distractors but never asked about.

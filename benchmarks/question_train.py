@@ -23,14 +23,13 @@ import argparse
 import ast
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
     TRAIN_PACKAGES,
-    package_source_dir,
-    package_version,
+    copy_package,
+    python_sources,
     usable_query,
 )
 from indexing.parsing import summary_line
@@ -103,20 +102,10 @@ def constants(tree: ast.Module) -> list[str]:
 
 
 def build_package(name: str, out: Path, per_kind: int) -> list[dict]:
-    copy_root = out / f"{name}-{package_version(name)}"
-    shutil.rmtree(copy_root, ignore_errors=True)
-    shutil.copytree(
-        package_source_dir(name), copy_root / name, ignore=shutil.ignore_patterns("__pycache__")
-    )
+    copy_root = copy_package(name, out)
     names: dict[str, list[tuple[str, str]]] = {}  # bare name -> (path, qualname) of each def
     dotted, classes, modules, consts = [], [], [], []
-    for file in sorted((copy_root / name).rglob("*.py")):
-        relative = file.relative_to(copy_root).as_posix()
-        try:
-            source = file.read_text(encoding="utf-8")
-            tree = ast.parse(source)
-        except (SyntaxError, UnicodeDecodeError, ValueError):
-            continue
+    for file, relative, source, tree in python_sources(copy_root):
         askable = not (_NOT_ASKED.search(relative) or file.name.startswith("test_"))
         for qualname, kind, node in definitions(tree):
             bare = qualname.rsplit(".", 1)[-1]

@@ -64,8 +64,12 @@ for _name, _value in (
 import numpy as np  # noqa: E402  (imported here, before --site-packages can shadow it)
 
 from search.evaluation.dataset_types import EvalDataset, EvalQuery, GoldUnit  # noqa: E402
-from search.evaluation.metrics import CI_KEYS, mean_metrics, percentile, query_metrics  # noqa: E402
-from search.evaluation.stats import bootstrap_ci  # noqa: E402
+from search.evaluation.metrics import (  # noqa: E402
+    CI_KEYS,
+    kind_summary,
+    query_metrics,
+    report_figures,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT_SITE_PACKAGES = ROOT / ".venv" / "lib" / "python3.11" / "site-packages"
@@ -75,8 +79,6 @@ TOKENIZER_FILES = (
     "special_tokens_map.json",
     "vocab.txt",
 )
-# The report's figures, as runner.METRIC_KEYS (runner itself imports Django).
-METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 
 
 # --- distillation -------------------------------------------------------------------------
@@ -240,20 +242,6 @@ def defines(query: str, content: str) -> bool:
     return any(pattern.match(line.strip()) for line in content.splitlines())
 
 
-def kind_summary(per_query: list[dict[str, Any]], kind: str) -> dict[str, Any]:
-    """As runner.kind_summary."""
-    entries = [e for e in per_query if e.get("kind") == kind]
-    out: dict[str, Any] = {"n_queries": len(entries)}
-    for key in CI_KEYS:
-        mean, low, high = bootstrap_ci([e["metrics"][key] for e in entries])
-        out[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
-    if kind == "symbol":
-        out["definition_first"] = round(
-            sum(e["definition_first"] for e in entries) / max(len(entries), 1), 4
-        )
-    return out
-
-
 def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
     """The set, resolved against the product venv's packages. The loader finds a package (and
     its version) on sys.path; this venv has copies of some (jinja2, rich) that are not the
@@ -373,7 +361,6 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                 "latency_ms": round(latency, 2),
             }
         )
-    summary = mean_metrics(metrics)
     kinds = sorted({entry["kind"] for entry in per_query})
     distilled = args.model / "distill.json"
     return {
@@ -395,17 +382,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         "n_queries": len(dataset.queries),
         "corpus_files": corpus_files,
         "corpus_chunks": corpus_chunks,
-        **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{args.k}")},
-        "ci95": {
-            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]]
-            for key in CI_KEYS
-        },
-        "latency_ms": {
-            "p50": round(percentile(latencies, 50), 2),
-            "p95": round(percentile(latencies, 95), 2),
-            "p99": round(percentile(latencies, 99), 2),
-            "mean": round(sum(latencies) / max(len(latencies), 1), 2),
-        },
+        **report_figures(metrics, latencies, k=args.k),
         "indexing_s": indexing_s | {"total": round(sum(indexing_s.values()), 2)},
         "machine": machine_line(),
         "by_kind": {kind: kind_summary(per_query, kind) for kind in kinds},

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-# The figures reported with a 95% interval and compared pairwise between configurations.
+# Every report's figures, and those reported with a 95% interval and compared pairwise.
+METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
 
 
@@ -96,3 +98,43 @@ def mean_metrics(per_query: Sequence[dict[str, float]]) -> dict[str, float]:
         return {}
     keys = per_query[0].keys()
     return {key: sum(m[key] for m in per_query) / len(per_query) for key in keys}
+
+
+def report_figures(
+    metrics: Sequence[dict[str, float]], latencies: Sequence[float], *, k: int
+) -> dict[str, Any]:
+    """A report's summary: each metric's mean, the 95% intervals of CI_KEYS, latency
+    percentiles. Shared by every report (ours and a peer's), so they read alike."""
+    from search.evaluation.stats import bootstrap_ci
+
+    summary = mean_metrics(metrics)
+    return {
+        **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{k}")},
+        "ci95": {
+            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]]
+            for key in CI_KEYS
+        },
+        "latency_ms": {
+            "p50": round(percentile(latencies, 50), 2),
+            "p95": round(percentile(latencies, 95), 2),
+            "p99": round(percentile(latencies, 99), 2),
+            "mean": round(sum(latencies) / max(len(latencies), 1), 2),
+        },
+    }
+
+
+def kind_summary(per_query: Sequence[dict[str, Any]], kind: str) -> dict[str, Any]:
+    """The CI_KEYS figures, with intervals, of one kind of question in a report's per-query
+    entries; for symbol rows also how often a definition of the name came first."""
+    from search.evaluation.stats import bootstrap_ci
+
+    entries = [e for e in per_query if e.get("kind") == kind]
+    out: dict[str, Any] = {"n_queries": len(entries)}
+    for key in CI_KEYS:
+        mean, low, high = bootstrap_ci([e["metrics"][key] for e in entries])
+        out[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
+    if kind == "symbol":
+        out["definition_first"] = round(
+            sum(e["definition_first"] for e in entries) / max(len(entries), 1), 4
+        )
+    return out

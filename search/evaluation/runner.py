@@ -12,12 +12,16 @@ from tqdm import tqdm
 from indexing.models import Repository
 from search.evaluation.corpora import prepare_corpus, snippet_filename, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
-from search.evaluation.metrics import CI_KEYS, mean_metrics, percentile, query_metrics
-from search.evaluation.stats import bootstrap_ci, paired_difference
+from search.evaluation.metrics import (
+    CI_KEYS,
+    METRIC_KEYS,
+    kind_summary,
+    query_metrics,
+    report_figures,
+)
+from search.evaluation.stats import paired_difference
 from search.results import SearchResult
 from search.services import FAST_STAGES, FULL_STAGES, search
-
-METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 
 
 def judge(
@@ -132,7 +136,6 @@ def evaluate(
                 "latency_ms": round(latencies[-1], 2),
             }
         )
-    summary = mean_metrics(metrics)
     kinds = sorted({entry["kind"] for entry in per_query if "kind" in entry})
     by_kind = {kind: kind_summary(per_query, kind) for kind in kinds}
     return {
@@ -143,17 +146,7 @@ def evaluate(
         "k": k,
         "n_queries": len(queries),
         "corpus_units": {key: r.active_run.units_total for key, r in repositories.items()},
-        **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{k}")},
-        "ci95": {
-            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]]
-            for key in CI_KEYS
-        },
-        "latency_ms": {
-            "p50": round(percentile(latencies, 50), 2),
-            "p95": round(percentile(latencies, 95), 2),
-            "p99": round(percentile(latencies, 99), 2),
-            "mean": round(sum(latencies) / max(len(latencies), 1), 2),
-        },
+        **report_figures(metrics, latencies, k=k),
         **({"by_kind": by_kind} if by_kind else {}),
         "per_query": per_query,
     }
@@ -167,20 +160,6 @@ def defines_first(query: str, results: Sequence[SearchResult]) -> bool:
     name = query.strip().split(".")[-1].removesuffix("()")
     unit = results[0].unit
     return unit.name == name or name in (getattr(unit, "defines", None) or ())
-
-
-def kind_summary(per_query: Sequence[dict[str, Any]], kind: str) -> dict[str, Any]:
-    entries = [e for e in per_query if e.get("kind") == kind]
-    out: dict[str, Any] = {"n_queries": len(entries)}
-    for key in CI_KEYS:
-        values = [e["metrics"][key] for e in entries]
-        mean, low, high = bootstrap_ci(values)
-        out[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
-    if kind == "symbol":
-        out["definition_first"] = round(
-            sum(e["definition_first"] for e in entries) / max(len(entries), 1), 4
-        )
-    return out
 
 
 def ablation_configurations(stages: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
