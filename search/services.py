@@ -121,9 +121,15 @@ def search(
         if result.error:
             response.notices.append(f"stream {result.name} failed: {result.error}")
 
-    ordered = _order(query, results, retriever, response, k, use_ranker="ranker" in wanted)
-    if "structure" in wanted and response.ordered_by.startswith("ranker"):
-        ordered = _shaped(query, ordered, response)
+    ordered = _order(
+        query,
+        results,
+        retriever,
+        response,
+        k,
+        use_ranker="ranker" in wanted,
+        use_structure="structure" in wanted,
+    )
     if llm is not None and llm.rerank and response.mode_used == "full":
         from search.full_mode import rerank
 
@@ -140,23 +146,15 @@ def search(
 
 
 def _shaped(
-    query: str, ordered: list[SearchResult], response: SearchResponse
-) -> list[SearchResult]:
-    """The learned order adjusted by the repository's shape (search.ranking.structure)."""
-    start = time.perf_counter()
+    query: str, units: dict[int, CodeUnit], scored: list[tuple[int, float]]
+) -> tuple[list[tuple[int, float]], dict[int, str]]:
+    """The learned order (standardised scores) adjusted by the repository's shape
+    (search.ranking.structure), and what lifted each unit that was lifted, in words."""
     strengths = Strengths(**search_config()["STRUCTURE"])
     shape = query_shape(query)
-    by_unit = {id(r.unit): r for r in ordered}
-    shaped = shaped_order(query, [(r.unit, r.score) for r in ordered], strengths)
-    out = []
-    for unit, score in shaped:
-        result = by_unit[id(unit)]
-        result.score = score
-        if lifted := why(unit, shape, strengths):
-            result.reason = f"{lifted}; {result.reason}" if result.reason else lifted
-        out.append(result)
-    response.timings_ms["structure"] = round((time.perf_counter() - start) * 1000, 2)
-    return out
+    shaped = shaped_order(query, [(units[u], score) for u, score in scored], strengths)
+    lifted = {unit.pk: text for unit, _ in shaped if (text := why(unit, shape, strengths))}
+    return [(unit.pk, score) for unit, score in shaped], lifted
 
 
 @dataclass
@@ -188,6 +186,7 @@ def _order(
     k: int,
     *,
     use_ranker: bool,
+    use_structure: bool = True,
 ) -> list[SearchResult]:
     """Every candidate the streams found, best first, as results."""
     config = search_config()
@@ -212,6 +211,13 @@ def _order(
             )
             scored, reasons, comparable = learned.ranked, learned.reasons, learned.raw
             response.ordered_by = "ranker"
+            if use_structure:
+                # On the ranker's standardised scores, before any fusion below changes scale.
+                scored, lifted = _shaped(query, units, scored)
+                reasons = {
+                    u: "; ".join(filter(None, (lifted.get(u), reasons.get(u))))
+                    for u in {*reasons, *lifted}
+                }
             llm_rankings = {s: r for s, r in rankings.items() if s in LLM_STREAMS}
             if llm_rankings:
                 # The ranker knows the query's streams only; full mode's own streams vote
