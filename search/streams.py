@@ -165,9 +165,9 @@ def definitions_stream(
         return 0.5 if any(defines(unit, name) for name in names) else 0.0
 
     order = {CodeUnit.Kind.CLASS: 0, CodeUnit.Kind.FUNCTION: 1, CodeUnit.Kind.METHOD: 2}
-    matches = [
-        (score, order.get(u.kind, 3), u.pk) for u in found[: depth * 5] if (score := match(u)) > 0
-    ]
+    # Not cut before matching: a short name ("g") is in the code of most module blocks, and
+    # the one that binds it may come last.
+    matches = [(score, order.get(u.kind, 3), u.pk) for u in found if (score := match(u)) > 0]
     matches.sort(key=lambda m: (-m[0], m[1], m[2]))
     return [(pk, score) for score, _, pk in matches[:depth]]
 
