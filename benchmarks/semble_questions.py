@@ -340,12 +340,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             entry
             | {
                 "query": query.query,
-                "gold": [
-                    {"path": g.path, "qualname": g.qualname}
-                    | ({"lines": list(g.lines)} if g.lines else {})
-                    | ({"relevance": g.relevance} if g.relevance != 1 else {})
-                    for g in query.gold
-                ],
+                "gold": [g.as_json() for g in query.gold],
                 "results": [
                     {
                         "path": u.path,

@@ -26,6 +26,15 @@ class GoldUnit:
     lines: tuple[int, int] | None = None  # 1-based, inclusive; a result covers it by overlap
     primary: bool = True  # Success@k and MRR count primary targets only
 
+    def as_json(self) -> dict[str, Any]:
+        """How a report shows the target (defaults left out)."""
+        return (
+            {"path": self.path, "qualname": self.qualname}
+            | ({"lines": list(self.lines)} if self.lines else {})
+            | ({"relevance": self.relevance} if self.relevance != 1 else {})
+            | ({} if self.primary else {"primary": False})
+        )
+
     def covered_by(self, *, path: str, unit: Any) -> bool:
         """Whether a result in a repository (a unit with a kind, a qualname and lines) covers
         this target: a unit target by its qualname or the class that encloses it (RepoRift's

@@ -122,11 +122,7 @@ def evaluate(
             entry
             | {
                 "query": query.query,
-                "gold": [
-                    {"path": g.path, "qualname": g.qualname}
-                    | ({"relevance": g.relevance} if g.relevance != 1 else {})
-                    for g in query.gold
-                ],
+                "gold": [g.as_json() for g in query.gold],
                 "results": rows,
                 "gold_found_by": found_by,
                 "metrics": {key: metrics[-1][key] for key in CI_KEYS},
