@@ -204,7 +204,11 @@ class CodeUnit(models.Model):
     is_async = models.BooleanField(default=False)
 
     class Meta:
-        indexes = [models.Index(fields=["repository", "path"])]
+        indexes = [
+            models.Index(fields=["repository", "path"]),
+            # Definitions by name (search's S7) on every query that is a name.
+            models.Index(fields=["repository", "name"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.path}:{self.qualname}"

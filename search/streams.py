@@ -156,7 +156,9 @@ def definitions_stream(
         return []
     wanted = Q()
     for name in names:
-        wanted |= Q(name=name) | Q(kind=CodeUnit.Kind.MODULE, code__contains=name)
+        # A module block's names are a short JSON list: matched as text here (a JSON
+        # containment lookup is not on every database), exactly below.
+        wanted |= Q(name=name) | Q(kind=CodeUnit.Kind.MODULE, defines__icontains=f'"{name}"')
     found = units.filter(wanted).only("pk", "kind", "name", "qualname", "defines", "path")
 
     def match(unit: CodeUnit) -> float:
@@ -165,8 +167,7 @@ def definitions_stream(
         return 0.5 if any(defines(unit, name) for name in names) else 0.0
 
     order = {CodeUnit.Kind.CLASS: 0, CodeUnit.Kind.FUNCTION: 1, CodeUnit.Kind.METHOD: 2}
-    # Not cut before matching: a short name ("g") is in the code of most module blocks, and
-    # the one that binds it may come last.
+    # Matched exactly before the cut: the text match above is case-blind.
     matches = [(score, order.get(u.kind, 3), u.pk) for u in found if (score := match(u)) > 0]
     matches.sort(key=lambda m: (-m[0], m[1], m[2]))
     return [(pk, score) for score, _, pk in matches[:depth]]
