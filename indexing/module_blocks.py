@@ -47,10 +47,11 @@ def module_blocks(
     groups: list[list[Node]] = []
     current: list[Node] = []
     for child in root.children:
-        if _holds_definition(child) or _is_main_guard(child):
+        holds_definition, is_main = _holds_definition(child), _is_main_guard(child)
+        if holds_definition or is_main:
             groups.append(current)
             current = []
-            if _is_main_guard(child) and not _holds_definition(child):
+            if is_main and not holds_definition:
                 groups.append([child])
             continue
         if current and _lines(current[0], child) > max_lines and child.type not in _SKIPPED:

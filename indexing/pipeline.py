@@ -101,7 +101,7 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         data = entry.absolute.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         present.add(entry.path)
-        if (pk := active.get((entry.path, sha))) is not None:
+        if (pk := active.get((entry.path, sha, PARSER_VERSION))) is not None:
             reused.append(pk)
         else:
             new_versions.append(_store_version(run, entry.path, sha, data))
@@ -124,7 +124,7 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         files_total=len(reused) + len(new_versions),
         files_reused=len(reused),
         files_done=len(reused),
-        files_deleted=len({path for path, _ in active} - present),
+        files_deleted=len({path for path, _, _ in active} - present),
         warnings=_capped(warnings),
         # Nothing new to parse: straight to publishing.
         phase=IndexRun.Phase.EMBEDDING if chunks else IndexRun.Phase.SWITCHING,
@@ -132,17 +132,15 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
     return [c.pk for c in chunks]
 
 
-def _active_versions(repository) -> dict[tuple[str, str], int]:
+def _active_versions(repository) -> dict[tuple[str, str, str], int]:
+    """The active generation's file versions by (path, sha256, parser version): a version
+    parsed by an older parser is never reused, its file is parsed again."""
     if repository.active_run_id is None:
         return {}
     rows = FileVersion.objects.filter(runs=repository.active_run_id).values_list(
         "path", "sha256", "parser_version", "pk"
     )
-    # A version parsed by an older parser is never reused: its key cannot match.
-    return {
-        (path, sha if parser == PARSER_VERSION else f"{sha}@{parser}"): pk
-        for path, sha, parser, pk in rows
-    }
+    return {(path, sha, parser): pk for path, sha, parser, pk in rows}
 
 
 def _store_version(run: IndexRun, path: str, sha: str, data: bytes) -> int:

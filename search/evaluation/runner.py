@@ -20,6 +20,7 @@ from search.evaluation.metrics import (
     report_figures,
 )
 from search.evaluation.stats import paired_difference
+from search.ranking.structure import defines, query_shape
 from search.results import SearchResult
 from search.services import FAST_STAGES, FULL_STAGES, search
 
@@ -150,12 +151,9 @@ def evaluate(
 
 def defines_first(query: str, results: Sequence[SearchResult]) -> bool:
     """For a name typed as a query: the first result defines that name (`Session.send`: a unit
-    named `send`, or a module block that assigns it)."""
-    if not results:
-        return False
-    name = query.strip().split(".")[-1].removesuffix("()")
-    unit = results[0].unit
-    return unit.name == name or name in (getattr(unit, "defines", None) or ())
+    named `send`, or a module block that assigns it), by search's own rule."""
+    name = query_shape(query).name
+    return bool(results and name) and defines(results[0].unit, name)
 
 
 def ablation_configurations(stages: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:

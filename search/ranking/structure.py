@@ -38,6 +38,7 @@ class ShapedUnit(Protocol):
     kind: str
     name: str
     qualname: str
+    defines: Sequence[str]  # the names it binds (indexing.parsing)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _is_camel(token: str) -> bool:
 
 
 def defines(unit: ShapedUnit, name: str) -> bool:
-    return unit.name == name or name in (getattr(unit, "defines", None) or ())
+    return unit.name == name or name in unit.defines
 
 
 def definition_match(unit: ShapedUnit, shape: QueryShape) -> float:
@@ -118,17 +119,26 @@ def file_topic(path: str, words: frozenset[str]) -> bool:
     return False
 
 
-def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:
-    """The rules that lifted a unit, in words ("" when none did)."""
-    parts = []
-    if strengths.defines and definition_match(unit, shape) > 0:
-        parts.append(f"defines '{shape.name}'")
+def _lifts(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> list[tuple[float, str]]:
+    """What each rule adds to (or takes from) a unit's score, with the words that say why
+    ("" for a step back, which needs no telling)."""
+    lifts = []
+    match = definition_match(unit, shape)
+    if strengths.defines and match:
+        lifts.append((strengths.defines * match, f"defines '{shape.name}'"))
     named = sorted(n for n in shape.mentioned if defines(unit, n))
     if strengths.mentioned and named:
-        parts.append(f"defines '{named[0]}'")
+        lifts.append((strengths.mentioned, f"defines '{named[0]}'"))
     if strengths.file_topic and file_topic(unit.path, shape.words):
-        parts.append("file named for the topic")
-    return "; ".join(parts)
+        lifts.append((strengths.file_topic, "file named for the topic"))
+    if strengths.module and unit.kind == "module" and not match:
+        lifts.append((-strengths.module, ""))
+    return lifts
+
+
+def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:
+    """The rules that lifted a unit, in words ("" when none did)."""
+    return "; ".join(words for _, words in _lifts(unit, shape, strengths) if words)
 
 
 def shaped_order(
@@ -139,16 +149,10 @@ def shaped_order(
     """`ranked` (units with the ranker's standardised scores, best first) re-ordered by the
     rules of the module docstring; scores are the adjusted ones."""
     shape = query_shape(query)
-    adjusted = []
-    for unit, score in ranked:
-        bonus = strengths.defines * definition_match(unit, shape)
-        if shape.mentioned and any(defines(unit, name) for name in shape.mentioned):
-            bonus += strengths.mentioned
-        if strengths.file_topic and file_topic(unit.path, shape.words):
-            bonus += strengths.file_topic
-        if strengths.module and unit.kind == "module" and not definition_match(unit, shape):
-            bonus -= strengths.module
-        adjusted.append((unit, score + bonus))
+    adjusted = [
+        (unit, score + sum(amount for amount, _ in _lifts(unit, shape, strengths)))
+        for unit, score in ranked
+    ]
     if not strengths.same_file:
         return sorted(adjusted, key=lambda pair: -pair[1])
     return _spread_files(adjusted, strengths.same_file)

@@ -97,6 +97,23 @@ def test_reindex_embeds_only_the_changed_file(sample_repo):
     assert top_unit(repository, "count the words in a text").qualname == "count_words"
 
 
+def test_files_parsed_by_an_older_parser_are_parsed_again(sample_repo):
+    from indexing.parsing import PARSER_VERSION
+
+    _, repository = sample_repo
+    first = index_now(repository)
+    # As an index made before module units existed: every file parsed by another parser.
+    FileVersion.objects.filter(repository=repository).update(parser_version="units-1")
+    second = index_now(repository)
+    assert second.status == IndexRun.Status.SUCCEEDED, second.error
+    assert (second.files_reused, second.files_deleted) == (0, 0)
+    assert second.units_total == first.units_total
+    active = FileVersion.objects.filter(runs=second)
+    assert set(active.values_list("parser_version", flat=True)) == {PARSER_VERSION}
+    third = index_now(repository)
+    assert third.files_reused == 3  # parsed by this parser now: carried over
+
+
 def test_deleted_file_disappears(sample_repo):
     root, repository = sample_repo
     index_now(repository)
