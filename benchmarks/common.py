@@ -32,14 +32,13 @@ def setup_django(data_dir: str | None = None) -> Path:
 
 
 def package_dir(name: str) -> Path:
-    import importlib
+    from search.evaluation.dataset_types import DatasetError
+    from search.evaluation.questions import package_root
 
-    # Import rather than find_spec: some packages (kombu) replace their module object.
     try:
-        module = importlib.import_module(name)
-    except ImportError as exc:
-        raise SystemExit(f"package {name!r} is not installed") from exc
-    return Path(module.__file__).parent
+        return package_root(name)
+    except DatasetError as exc:
+        raise SystemExit(str(exc)) from exc
 
 
 def machine_line() -> str:

@@ -40,13 +40,12 @@ from pathlib import Path
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
     DEV_PACKAGES,
-    DISTRIBUTIONS,
     documented_functions,
-    package_source_dir,
     strip_function_docstrings,
 )
-from indexing.parsing import parse_source
+from indexing.parsing import MODULE, parse_source
 from indexing.unit_text import code_text, identifier_words
+from search.evaluation.questions import DISTRIBUTIONS, package_root
 
 PER_PACKAGE = 600
 # RepoRift's own code (every package of the `reporift` distribution, and these directories
@@ -96,6 +95,12 @@ def source_files(root: Path):
         yield file, relative
 
 
+def definitions(source: str) -> list:
+    """The functions, methods and classes of a file: the units the shipped delta was trained
+    on (module blocks came later; the recipe, and its hash, stay as they were)."""
+    return [u for u in parse_source(source.encode()).units if u.kind != MODULE]
+
+
 def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
     """(pairs without negatives, every unit of the package) for one package. A single-file
     module (an extension's `_cffi_backend`) is skipped: its folder is site-packages itself."""
@@ -103,7 +108,7 @@ def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
             return [], []
-        root = package_source_dir(name)
+        root = package_root(name)
     except Exception:  # an installed module that does not import cleanly is no data
         return [], []
     if not root.is_dir() or (root.name != name.split(".")[0] and name not in DEV_PACKAGES):
@@ -116,7 +121,7 @@ def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
             stripped = strip_function_docstrings(source, tree)
         except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
             continue
-        parsed = {u.qualname: u for u in parse_source(stripped.encode()).units}
+        parsed = {u.qualname: u for u in definitions(stripped)}
         for unit in parsed.values():
             units.append(
                 FileUnit(
@@ -254,7 +259,7 @@ def _function_words(code: str) -> frozenset[str]:
 def code_text_of_snippet(code: str) -> str:
     """A snippet as the index embeds it: its first unit's text (CoSQA's snippets are one
     function each), or the snippet itself when it holds no unit."""
-    units = parse_source(code.encode()).units
+    units = definitions(code)
     return code_text(units[0]) if units else code[:3000]
 
 

@@ -19,18 +19,16 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
-import importlib
-import importlib.util
 import json
 import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from indexing.parsing import summary_line
+from search.evaluation.questions import installed_version, package_root
 
 # Fixed by hand so that both halves mix sizes (units as parsed with the pinned versions).
 TRAIN_PACKAGES = (
@@ -72,14 +70,6 @@ DEV_PACKAGES = (
     "requests",  # 0.3k
 )
 SPLITS = {"train": TRAIN_PACKAGES, "dev": DEV_PACKAGES}
-# Distribution names where they differ from the import name (for the version in the copy's name).
-DISTRIBUTIONS = {
-    "_pytest": "pytest",
-    "fontTools": "fonttools",
-    "grpc": "grpcio",
-    "attr": "attrs",
-    "opentelemetry": "opentelemetry-api",
-}
 _NOT_ASKED = re.compile(r"(^|/)(tests?|testing|_vendor|vendor|_distutils)(/|$)")
 
 
@@ -152,21 +142,6 @@ def strip_function_docstrings(source: str, tree: ast.AST) -> str:
     return b"".join(lines).decode()
 
 
-def package_source_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is not None and spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    module = importlib.import_module(name)  # some packages (kombu) replace their module object
-    return Path(module.__file__).parent
-
-
-def package_version(name: str) -> str:
-    try:
-        return metadata.version(DISTRIBUTIONS.get(name, name))
-    except metadata.PackageNotFoundError:
-        return "0"
-
-
 def choose(askable: list[Candidate], every_query: Counter, per_package: int) -> list[Candidate]:
     """Deterministic and spread over the package: order by a hash of the unit's name. A query
     whose sentence opens more than one docstring of the package (`every_query` counts them all,
@@ -179,10 +154,10 @@ def choose(askable: list[Candidate], every_query: Counter, per_package: int) -> 
 def copy_package(name: str, out: Path) -> Path:
     """A fresh copy of the installed package at `out/<name>-<version>/<name>`; returns the
     copy's root (the directory that holds the package, as a repository would)."""
-    copy_root = out / f"{name}-{package_version(name)}"
+    copy_root = out / f"{name}-{installed_version(name)}"
     shutil.rmtree(copy_root, ignore_errors=True)
     shutil.copytree(
-        package_source_dir(name), copy_root / name, ignore=shutil.ignore_patterns("__pycache__")
+        package_root(name), copy_root / name, ignore=shutil.ignore_patterns("__pycache__")
     )
     return copy_root
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
 import importlib.util
-import sys
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -30,8 +30,14 @@ from search.evaluation.dataset_types import (
 QUESTION_KINDS = ("symbol", "behaviour", "architecture")
 PARTS = ("tune", "final", "all")
 SECONDARY_RELEVANCE = 0.5
-# Import names whose distribution is named otherwise.
-DISTRIBUTIONS = {"_pytest": "pytest"}
+# Import names whose distribution is named otherwise (the benchmarks' packages too).
+DISTRIBUTIONS = {
+    "_pytest": "pytest",
+    "fontTools": "fonttools",
+    "grpc": "grpcio",
+    "attr": "attrs",
+    "opentelemetry": "opentelemetry-api",
+}
 
 
 def part_of(query_id: str) -> str:
@@ -49,7 +55,10 @@ def package_root(package: str) -> Path:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
     # kombu replaces its module object in sys.modules with one that has no spec once imported
     # (the Celery app imports it): ask the module itself.
-    module = sys.modules.get(package)
+    try:
+        module = importlib.import_module(package)
+    except ImportError as exc:
+        raise DatasetError(f"package {package!r} is not installed") from exc
     location = getattr(module, "__file__", None)
     if location and Path(location).name == "__init__.py":
         return Path(location).parent.resolve()

@@ -35,8 +35,8 @@ def test_rows_of_each_kind_from_a_package(tmp_path, monkeypatch):
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "policy.py").write_text(SOURCE)
-    monkeypatch.setattr("benchmarks.package_benchmark.package_source_dir", lambda name: package)
-    monkeypatch.setattr("benchmarks.package_benchmark.package_version", lambda name: "1.0")
+    monkeypatch.setattr("benchmarks.package_benchmark.package_root", lambda name: package)
+    monkeypatch.setattr("benchmarks.package_benchmark.installed_version", lambda name: "1.0")
     rows = build_package("retrying", tmp_path / "out", per_kind=8)
     by_source = {}
     for row in rows:
