@@ -20,14 +20,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from indexing.embedding import get_embedder
 from indexing.generations import delete_units
 from indexing.models import CodeUnit, FileVersion, IndexChunk, IndexRun
 from indexing.parsing import parse_source
 from indexing.pipeline import bump_run
-from indexing.store import VectorRecord, get_vector_store
-from indexing.unit_text import field_texts
-from indexing.vector_cache import embed_cached
+from indexing.static_tier import embedder_for
+from indexing.unit_vectors import embed_units, mark_embedded
 from reporift.memory import release_free_heap
 
 logger = logging.getLogger(__name__)
@@ -57,7 +55,8 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
     if not chunk.embed_only:
         # A dead worker may have written part of this chunk: it goes, before anything is redone.
         delete_units(CodeUnit.objects.filter(file_version__in=versions))
-    embedder, store = get_embedder(), get_vector_store()
+    # Phase 1's model (`indexing.phase2` has the rest): the one the run was prepared with.
+    embedder = embedder_for(run.embedder_model)
     paths_are_words = repository.source_kind != "snippets"
     batch_size = settings.REPORIFT["EMBED_BATCH_UNITS"]
     pending: list[CodeUnit] = []
@@ -66,10 +65,11 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
             _existing(version, run.pk) if chunk.embed_only else _parse(version, repository, run.pk)
         )
         while len(pending) >= batch_size:
-            _embed(pending[:batch_size], embedder, store, paths_are_words, run, chunk)
+            _embed(pending[:batch_size], embedder, paths_are_words, run, chunk)
             pending = pending[batch_size:]
     if pending:
-        _embed(pending, embedder, store, paths_are_words, run, chunk)
+        _embed(pending, embedder, paths_are_words, run, chunk)
+    mark_embedded([v.pk for v in versions], embedder.model_id)
     release_free_heap()
     return _finish(chunk)
 
@@ -148,12 +148,8 @@ def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:
     return units
 
 
-def _embed(batch, embedder, store, paths_are_words, run, chunk) -> None:
-    """The batch's field texts, embedded through the vector cache (a text embedded before, in
-    any repository, is not embedded again) and stored field by field."""
-    records = [VectorRecord(u.vector_id, run.repository_id, u.kind, u.path) for u in batch]
-    for field, texts in field_texts(batch, include_path=paths_are_words).items():
-        store.upsert(records, embed_cached(embedder, texts), field=field)
+def _embed(batch, embedder, paths_are_words, run, chunk) -> None:
+    embed_units(batch, embedder=embedder, paths_are_words=paths_are_words)
     bump_run(run.pk, units_embedded=len(batch))
     IndexChunk.objects.filter(pk=chunk.pk).update(heartbeat_at=timezone.now())
 

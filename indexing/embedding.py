@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -127,6 +128,7 @@ class OnnxMiniLMEmbedder:
         self._session = onnxruntime.InferenceSession(
             str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
         )
+        self.tokenizer_file = tokenizer_file
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()
@@ -192,6 +194,20 @@ class OnnxMiniLMEmbedder:
                 progress(done, len(texts))
         return out
 
+    def mean_states(self, ids: np.ndarray) -> np.ndarray:
+        """The mean of the last hidden states over each row of word-piece `ids`, every position
+        attended: what distilling the static table (`indexing.static_tier`) asks of the model."""
+        (hidden,) = self._session.run(
+            ["last_hidden_state"],
+            {
+                "input_ids": ids.astype(np.int64),
+                "attention_mask": np.ones_like(ids, dtype=np.int64),
+                "token_type_ids": np.zeros_like(ids, dtype=np.int64),
+            },
+            run_options=self._shrink_arena,
+        )
+        return hidden.mean(axis=1)
+
 
 class OpenAIEmbedder:
     """Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, vLLM, Ollama, llama.cpp)."""
@@ -241,6 +257,29 @@ class OpenAIEmbedder:
             if progress is not None:
                 progress(min(start + len(chunk), len(texts)), len(texts))
         return out
+
+
+_QUERY_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_QUERY_VECTORS_SIZE = 512
+_query_vectors_lock = threading.Lock()
+
+
+def query_vector(embedder: Embedder, text: str) -> np.ndarray:
+    """`embedder`'s vector of a query, from a per-process cache of recent queries: the same
+    query asked again (paging, a filter changed, an agent retrying, the ranker's features)
+    skips the 5 to 15 ms a transformer takes for it."""
+    key = (embedder.model_id, text)
+    with _query_vectors_lock:
+        if key in _QUERY_VECTORS:
+            _QUERY_VECTORS.move_to_end(key)
+            return _QUERY_VECTORS[key]
+    vector = embedder.embed([text])[0]
+    vector.setflags(write=False)  # shared between requests
+    with _query_vectors_lock:
+        _QUERY_VECTORS[key] = vector
+        if len(_QUERY_VECTORS) > _QUERY_VECTORS_SIZE:
+            _QUERY_VECTORS.popitem(last=False)
+    return vector
 
 
 @once

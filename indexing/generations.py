@@ -13,13 +13,15 @@ from indexing.store import get_vector_store
 
 
 def delete_units(queryset: QuerySet[CodeUnit]) -> int:
-    """Units and their vectors (vectors first: see the module docstring)."""
-    by_repository: dict[int, list[str]] = {}
-    for pk, repository_id in queryset.values_list("pk", "repository_id"):
-        by_repository.setdefault(repository_id, []).append(str(pk))
-    store = get_vector_store()
-    for repository_id, ids in by_repository.items():
-        store.delete(ids, repository_id=repository_id)
+    """Units and their vectors under every model (vectors first: see the module docstring)."""
+    by_store: dict[tuple[str, int], list[str]] = {}
+    rows = queryset.values_list("pk", "repository_id", "file_version__embedded")
+    for pk, repository_id, embedded in rows:
+        # The serving model too: versions indexed before models were recorded have its vectors.
+        for model_id in {*embedded, ""}:
+            by_store.setdefault((model_id, repository_id), []).append(str(pk))
+    for (model_id, repository_id), ids in by_store.items():
+        get_vector_store(model_id or None).delete(ids, repository_id=repository_id)
     return queryset.delete()[0]
 
 

@@ -75,11 +75,28 @@ class IndexRun(models.Model):
         SWITCHING = "switching"
         DONE = "done"
 
+    class Phase2(models.TextChoices):
+        """Where the transformer's vectors are; blank: a one-phase run (no static tier)."""
+
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"  # the static vectors keep answering; the next run tries again
+        SKIPPED = "skipped"  # over REPORIFT_PHASE2_MAX_UNITS: phase 1 answers for good
+
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="runs")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.QUEUED)
     commit_sha = models.CharField(max_length=64, blank=True)
+    # The model whose vectors answer this generation's searches: the static tier's after phase 1,
+    # the transformer's once phase 2 has added its vectors (indexing.phase2).
     embedder_model = models.CharField(max_length=100, blank=True)
+    phase2_model = models.CharField(max_length=100, blank=True)
+    phase2_status = models.CharField(max_length=16, choices=Phase2.choices, blank=True)
+    phase2_error = models.TextField(blank=True)
+    phase2_units_total = models.PositiveIntegerField(default=0)
+    phase2_units_embedded = models.PositiveIntegerField(default=0)
+    phase2_finished_at = models.DateTimeField(null=True, blank=True)
     files_total = models.PositiveIntegerField(default=0)
     files_done = models.PositiveIntegerField(default=0)
     files_reused = models.PositiveIntegerField(default=0)
@@ -115,6 +132,12 @@ class IndexRun(models.Model):
         return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
 
     @property
+    def answering_phase(self) -> int:
+        """1 while the static tier's vectors answer (phase 2 pending, running, failed or
+        skipped), else 2: the transformer's, or a run that had one phase."""
+        return 1 if self.phase2_model and self.embedder_model != self.phase2_model else 2
+
+    @property
     def percent(self) -> int:
         """Rough overall progress: scanning/parsing is the first third, embedding the rest."""
         if self.status == self.Status.SUCCEEDED:
@@ -146,6 +169,9 @@ class FileVersion(models.Model):
     # from the disk, so no request can reach a path outside the indexed repository.
     content = models.BinaryField(default=b"", blank=True)
     parse_warning = models.TextField(blank=True)
+    # The embedding models whose vectors of this version's units are in the store: a version
+    # carried into a new generation is embedded only under the models it lacks.
+    embedded = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         IndexRun, null=True, on_delete=models.SET_NULL, related_name="created_file_versions"
     )

@@ -33,7 +33,9 @@ from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
 from indexing.parsing import PARSER_VERSION
 from indexing.sources import Source, iter_python_files
+from indexing.static_tier import phase1_embedder
 from indexing.store import VectorStoreUnavailable, drop_model_vectors
+from indexing.unit_vectors import forget_embedded
 from reporift.memory import release_free_heap
 
 logger = logging.getLogger(__name__)
@@ -69,7 +71,7 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
     """Steps 1 of the module docstring: the new versions' contents stored, the chunks made.
     Returns the chunk ids, in order."""
     repository = run.repository
-    embedder = get_embedder()
+    embedder, transformer = phase1_embedder(), get_embedder()
     warnings: list[str] = []
     save_run(run, **dict.fromkeys(COUNTERS, 0), phase=IndexRun.Phase.FETCHING)
     fetched = source.fetch(workdir)
@@ -78,6 +80,7 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         run,
         commit_sha=fetched.commit_sha,
         embedder_model=embedder.model_id,
+        phase2_model="" if embedder is transformer else transformer.model_id,
         phase=IndexRun.Phase.SCANNING,
     )
     IndexChunk.objects.filter(run=run).delete()  # a redelivered run starts over
@@ -87,22 +90,21 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         for path, text in collect_document_chunks(fetched.root)
     )
     active = _active_versions(repository)
-    # Vectors belong to the embedder that made them: a generation of another model is carried
-    # over file by file as usual, but every carried unit is embedded again under this one.
-    stale_vectors = (
-        repository.active_run is not None
-        and repository.active_run.embedder_model != embedder.model_id
-    )
     entries = iter_python_files(
         fetched.root, max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"], warnings=warnings
     )
-    reused, new_versions, present = [], [], set()
+    reused, new_versions, present, unembedded = [], [], set(), []
     for entry in entries:
         data = entry.absolute.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         present.add(entry.path)
-        if (pk := active.get((entry.path, sha, PARSER_VERSION))) is not None:
+        if (found := active.get((entry.path, sha, PARSER_VERSION))) is not None:
+            pk, embedded = found
             reused.append(pk)
+            # Vectors belong to the model that made them: a carried version is embedded
+            # again under this run's phase-1 model when it has none of its vectors.
+            if embedder.model_id not in embedded:
+                unembedded.append(pk)
         else:
             new_versions.append(_store_version(run, entry.path, sha, data))
     through = IndexRun.file_versions.through
@@ -116,7 +118,7 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         IndexChunk(run=run, number=n, version_ids=ids, embed_only=embed_only)
         for n, (ids, embed_only) in enumerate(
             [(new_versions[s : s + size], False) for s in range(0, len(new_versions), size)]
-            + [(reused[s : s + size], True) for s in range(0, len(reused), size) if stale_vectors]
+            + [(unembedded[s : s + size], True) for s in range(0, len(unembedded), size)]
         )
     )
     save_run(
@@ -132,15 +134,16 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
     return [c.pk for c in chunks]
 
 
-def _active_versions(repository) -> dict[tuple[str, str, str], int]:
-    """The active generation's file versions by (path, sha256, parser version): a version
-    parsed by an older parser is never reused, its file is parsed again."""
+def _active_versions(repository) -> dict[tuple[str, str, str], tuple[int, list[str]]]:
+    """The active generation's file versions (id, models with vectors of its units) by (path,
+    sha256, parser version): a version parsed by an older parser is never reused, its file is
+    parsed again."""
     if repository.active_run_id is None:
         return {}
     rows = FileVersion.objects.filter(runs=repository.active_run_id).values_list(
-        "path", "sha256", "parser_version", "pk"
+        "path", "sha256", "parser_version", "pk", "embedded"
     )
-    return {(path, sha, parser): pk for path, sha, parser, pk in rows}
+    return {(path, sha, parser): (pk, embedded) for path, sha, parser, pk, embedded in rows}
 
 
 def _store_version(run: IndexRun, path: str, sha: str, data: bytes) -> int:
@@ -192,11 +195,7 @@ def publish_run(*, run: IndexRun) -> None:
     removed = collect_garbage(repository=repository)
     if previous is not None:
         drop_lexical_index(previous)
-        if previous.embedder_model and previous.embedder_model != run.embedder_model:
-            try:
-                drop_model_vectors(repository_id=repository.pk, model_id=previous.embedder_model)
-            except VectorStoreUnavailable as exc:  # the new generation serves all the same
-                logger.warning("run %s: old model's vectors not dropped: %s", run.pk, exc)
+        _drop_other_models(run, previous)
     logger.info(
         "run %s: %d files (%d reused, %d parsed), %d units embedded, %d old versions removed",
         run.pk,
@@ -206,6 +205,22 @@ def publish_run(*, run: IndexRun) -> None:
         run.units_embedded,
         removed,
     )
+
+
+def _drop_other_models(run: IndexRun, previous: IndexRun) -> None:
+    """Vectors of models this generation does not use (an upgraded transformer, its static
+    tier) go, and so does the record that versions have them."""
+    kept = {run.embedder_model, run.phase2_model, ""}
+    others = {previous.embedder_model, previous.phase2_model}
+    for embedded in FileVersion.objects.filter(runs=run).values_list("embedded", flat=True):
+        others.update(embedded)
+    for model_id in others - kept:
+        try:
+            drop_model_vectors(repository_id=run.repository_id, model_id=model_id)
+        except VectorStoreUnavailable as exc:  # the new generation serves all the same
+            logger.warning("run %s: old model's vectors not dropped: %s", run.pk, exc)
+            continue
+        forget_embedded(repository_id=run.repository_id, model_id=model_id)
 
 
 def _capped(warnings: list[str]) -> list[str]:

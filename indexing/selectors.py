@@ -27,7 +27,16 @@ def active_generation(*, repository: Repository) -> IndexRun | None:
     current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
     return (
         IndexRun.objects.filter(pk=Subquery(current))
-        .only("pk", "created_at", "embedder_model")
+        .only(
+            "pk",
+            "created_at",
+            "embedder_model",
+            "phase2_model",
+            "phase2_status",
+            "phase2_error",
+            "phase2_units_total",
+            "phase2_units_embedded",
+        )
         .first()
     )
 
@@ -110,3 +119,16 @@ def with_latest_runs(
     rows = list(repositories.annotate(latest_run_pk=Subquery(newest.values("pk")[:1])))
     runs = IndexRun.objects.in_bulk([r.latest_run_pk for r in rows if r.latest_run_pk])
     return [(r, runs.get(r.latest_run_pk)) for r in rows]
+
+
+def vector_models(*, repository: Repository) -> set[str]:
+    """Every embedding model that may hold vectors of the repository: those its file versions
+    record and those its runs were built for (a run that died before recording any)."""
+    models: set[str] = set()
+    for embedded in FileVersion.objects.filter(repository=repository).values_list(
+        "embedded", flat=True
+    ):
+        models.update(embedded)
+    for pair in repository.runs.values_list("embedder_model", "phase2_model"):
+        models.update(pair)
+    return models - {""}

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path, PurePath
+from typing import Literal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -25,7 +26,10 @@ from indexing.generations import discard_unpublished_versions
 from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.lexical import drop_lexical_index
 from indexing.models import IndexChunk, IndexRun, Repository
+from indexing.phase2 import execute as phase2_execute
+from indexing.phase2 import plan as phase2_plan
 from indexing.pipeline import prepare_run, publish_run
+from indexing.selectors import vector_models
 from indexing.sources import (
     ArchiveSource,
     GitSource,
@@ -221,10 +225,17 @@ def _fail_stale_runs(*, repository: Repository) -> None:
 
 
 def index_run_execute(
-    *, run: IndexRun, on_progress: Callable[[IndexRun], None] | None = None
+    *,
+    run: IndexRun,
+    on_progress: Callable[[IndexRun], None] | None = None,
+    phase2: Literal["now", "background", "later"] = "now",
 ) -> IndexRun:
     """Do all of one run in this process (the CLI, and runs without a broker). Never raises for
-    bad input: a failed run records its error and the previous generation keeps serving."""
+    bad input: a failed run records its error and the previous generation keeps serving.
+
+    Phase 2 (the transformer's vectors, `indexing.phase2`), when the run has one pending after
+    its switch: done here before returning ("now"), queued ("background": a thread without a
+    broker), or left pending for the caller ("later")."""
     chunk_ids = index_run_prepare(run=run)
     for chunk_id in chunk_ids or []:
         outcome = index_chunk_execute(chunk_id=chunk_id)
@@ -234,8 +245,11 @@ def index_run_execute(
         if outcome == ChunkOutcome.STOPPED:
             break
     run.refresh_from_db()
-    if run.phase == IndexRun.Phase.SWITCHING:
-        index_run_publish(run=run)
+    if run.phase == IndexRun.Phase.SWITCHING and index_run_publish(run=run):
+        if phase2 == "now":
+            phase2_execute(run_id=run.pk, on_progress=on_progress)
+        elif phase2 == "background":
+            phase2_start(run=run)
     run.refresh_from_db()
     if on_progress is not None:
         on_progress(run)
@@ -281,16 +295,39 @@ def index_chunk_execute(*, chunk_id: int) -> ChunkOutcome:
         return ChunkOutcome.STOPPED
 
 
-def index_run_publish(*, run: IndexRun) -> None:
-    """Step 3. Idempotent: a finished run, or one not ready to switch, is left alone."""
+def index_run_publish(*, run: IndexRun) -> bool:
+    """Step 3, with phase 2 planned before the switch. Idempotent: a finished run, or one not
+    ready to switch, is left alone. True when phase 2 is pending after the switch."""
     run.refresh_from_db()
     if run.status != IndexRun.Status.RUNNING or run.phase != IndexRun.Phase.SWITCHING:
-        return
+        return False
     try:
+        phase2_plan(run)
         publish_run(run=run)
     except Exception as exc:
         logger.exception("publishing run %s failed", run.pk)
         run_fail(run=run, error=f"{type(exc).__name__}: {exc}")
+        return False
+    return run.phase2_status == IndexRun.Phase2.PENDING
+
+
+def phase2_start(*, run: IndexRun) -> None:
+    """Queue a published run's phase 2: on a worker, or beside the caller without a broker."""
+    from indexing.tasks import phase2_task
+
+    if settings.CELERY_TASK_ALWAYS_EAGER and settings.REPORIFT["EAGER_IN_THREAD"]:
+        threading.Thread(
+            target=_phase2_eagerly, args=(run.pk,), name=f"phase2-{run.pk}", daemon=True
+        ).start()
+    else:
+        phase2_task.delay(run.pk)
+
+
+def _phase2_eagerly(run_id: int) -> None:
+    try:
+        phase2_execute(run_id=run_id)
+    finally:
+        connections.close_all()
 
 
 def run_fail(*, run: IndexRun, error: str) -> None:
@@ -307,7 +344,9 @@ def repository_delete(*, repository: Repository) -> None:
     archive = Path(repository.source) if repository.source_kind == "archive" else None
     for run in repository.runs.only("pk", "created_at"):
         drop_lexical_index(run)
-    get_vector_store().delete_repository(repository.pk)
+    # The serving store too: versions indexed before models were recorded have its vectors.
+    for model_id in {*vector_models(repository=repository), None}:
+        get_vector_store(model_id).delete_repository(repository.pk)
     repository.delete()
     if archive is not None and archive.is_relative_to(Path(settings.MEDIA_ROOT)):
         archive.unlink(missing_ok=True)

@@ -284,23 +284,53 @@ def _is_not_found(exc: Exception) -> bool:
 
 
 @once
-def get_vector_store() -> VectorStore:
+def _serving_store() -> VectorStore:
     from django.conf import settings
 
     return build_backend(settings.REPORIFT["VECTOR_STORE"])
 
 
-def drop_model_vectors(*, repository_id: int, model_id: str) -> None:
-    """Delete a repository's vectors made by another embedding model than the serving one (its
-    generation was replaced by one of the serving model). Stores that do not keep vectors per
-    model (`model_id` is not one of their options) keep nothing to drop."""
-    from django.conf import settings
+def _serving_model_id() -> str:
+    from indexing.embedding import get_embedder
 
-    config = settings.REPORIFT["VECTOR_STORE"]
-    try:
-        store = build_backend(
-            {**config, "OPTIONS": {**config.get("OPTIONS", {}), "model_id": model_id}}
-        )
-    except TypeError:
-        return
-    store.delete_repository(repository_id)
+    return get_embedder().model_id
+
+
+_by_model: dict[str, VectorStore] = {}
+_by_model_lock = threading.Lock()
+
+
+def get_vector_store(model_id: str | None = None) -> VectorStore:
+    """The store of `model_id`'s vectors, built once per process; by default the serving
+    transformer's. A store that does not keep vectors per model (`model_id` is not one of its
+    options) is the one store of every model."""
+    if model_id is None or model_id == _serving_model_id():
+        return _serving_store()
+    with _by_model_lock:
+        if model_id not in _by_model:
+            from django.conf import settings
+
+            config = settings.REPORIFT["VECTOR_STORE"]
+            try:
+                _by_model[model_id] = build_backend(
+                    {**config, "OPTIONS": {**config.get("OPTIONS", {}), "model_id": model_id}}
+                )
+            except TypeError:
+                _by_model[model_id] = _serving_store()
+        return _by_model[model_id]
+
+
+def _clear_stores() -> None:
+    _serving_store.cache_clear()
+    with _by_model_lock:
+        _by_model.clear()
+
+
+get_vector_store.cache_clear = _clear_stores  # type: ignore[attr-defined]
+
+
+def drop_model_vectors(*, repository_id: int, model_id: str) -> None:
+    """Delete a repository's vectors made by an embedding model that no longer serves it."""
+    store = get_vector_store(model_id)
+    if store is not _serving_store():  # a store shared by every model keeps nothing apart
+        store.delete_repository(repository_id)

@@ -6,6 +6,7 @@ from celery import shared_task
 
 from indexing.chunks import ChunkOutcome
 from indexing.models import IndexChunk, IndexRun, Repository
+from indexing.phase2 import execute as phase2_execute
 from indexing.services import index_chunk_execute, index_run_prepare, index_run_publish
 from indexing.sync import repository_sync, sync_due
 
@@ -41,8 +42,13 @@ def index_chunk_task(self, chunk_id: int) -> None:
 @shared_task(**LATE)
 def publish_run_task(run_id: int) -> None:
     run = IndexRun.objects.filter(pk=run_id).select_related("repository").first()
-    if run is not None:
-        index_run_publish(run=run)
+    if run is not None and index_run_publish(run=run):
+        phase2_task.delay(run_id)
+
+
+@shared_task(**LATE)
+def phase2_task(run_id: int) -> None:
+    phase2_execute(run_id=run_id)
 
 
 @shared_task

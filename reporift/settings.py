@@ -240,6 +240,14 @@ REPORIFT = {
         )
         | {"collection_prefix": os.environ.get("REPORIFT_CHROMA_COLLECTION_PREFIX", "reporift")},
     },
+    # Phase 1 of indexing embeds with a static table distilled from the transformer (searchable
+    # in seconds); phase 2 brings the transformer's vectors (indexing.phases). Off: one phase.
+    "STATIC_TIER": env_bool("REPORIFT_STATIC_TIER", True),
+    # Repositories with more units than this stop at phase 1 (0: no limit).
+    "PHASE2_MAX_UNITS": env_int("REPORIFT_PHASE2_MAX_UNITS", 0),
+    # A run with at most this many units to embed under the transformer does it before its
+    # switch: a small incremental change never answers with the weaker static vectors.
+    "PHASE2_INLINE_UNITS": env_int("REPORIFT_PHASE2_INLINE_UNITS", 300),
     "WORK_DIR": str(DATA_DIR / "work"),
     "MAX_FILE_BYTES": env_int("REPORIFT_MAX_FILE_BYTES", 2 * 1024 * 1024),
     "MAX_ARCHIVE_FILES": env_int("REPORIFT_MAX_ARCHIVE_FILES", 20_000),

@@ -72,6 +72,7 @@ def search_across(
         notices=notices,
         candidates=sum(r.candidates for r in responses),
         ordered_by="+".join(sorted({r.ordered_by for r in responses})),
+        index_phase=min(r.index_phase for r in responses),
     )
     merged.timings_ms = {
         "repositories": float(len(responses)),

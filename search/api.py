@@ -110,6 +110,7 @@ class SearchOut(Schema):
     query: str
     mode: str
     mode_used: str
+    index_phase: int
     notices: list[str]
     timings_ms: dict[str, float]
     results: list[ResultOut]
@@ -132,6 +133,11 @@ class RunOut(Schema):
     warnings: list[str]
     error: str
     commit_sha: str
+    answering_phase: int
+    phase2_status: str
+    phase2_units_total: int
+    phase2_units_embedded: int
+    phase2_error: str
 
 
 class RepositoryOut(Schema):

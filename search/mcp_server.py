@@ -49,17 +49,26 @@ def _caller_request(ctx: Context | None, user) -> SimpleNamespace:
     )
 
 
-def _visible(user, name: str):
+def _scope(user, working_tree=None):
+    """The repositories a tool call may reach: the caller's visible ones, or the one working
+    tree the server was started for (`mcp --path`; its operator named it)."""
+    from indexing.models import Repository
     from indexing.selectors import repositories_visible_to
 
-    repository = repositories_visible_to(user).filter(name=name).first()
+    if working_tree is not None:
+        return Repository.objects.filter(pk=working_tree.pk)
+    return repositories_visible_to(user)
+
+
+def _visible(scope, name: str):
+    repository = scope.filter(name=name).first()
     if repository is None:
         raise ToolError(f"no repository named {name!r} (list_repositories shows yours)")
     return repository
 
 
-def _list_repositories(user) -> dict[str, Any]:
-    from indexing.selectors import repositories_visible_to, with_latest_runs
+def _list_repositories(scope) -> dict[str, Any]:
+    from indexing.selectors import with_latest_runs
 
     return {
         "repositories": [
@@ -67,10 +76,11 @@ def _list_repositories(user) -> dict[str, Any]:
                 "name": r.name,
                 "units": r.active_run.units_total if r.active_run else 0,
                 "searchable": r.active_run_id is not None,
+                "index_phase": r.active_run.answering_phase if r.active_run else 0,
                 "latest_run_status": run.status if run else "never indexed",
                 **freshness,
             }
-            for r, run in with_latest_runs(repositories_visible_to(user))
+            for r, run in with_latest_runs(scope)
             for freshness in [_freshness(r)]
         ]
     }
@@ -84,8 +94,7 @@ def _freshness(repository) -> dict[str, Any]:
     return fresh | {"last_checked_at": checked.isoformat() if checked else None}
 
 
-def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
-    from indexing.selectors import repositories_visible_to
+def _search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     from search.across import search_across
     from search.filters import SearchFilters
     from search.presenters import result_as_dict
@@ -93,9 +102,9 @@ def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     from search.services import SearchError
 
     if arguments["repositories"]:
-        repositories = [_visible(user, name) for name in dict.fromkeys(arguments["repositories"])]
+        repositories = [_visible(scope, name) for name in dict.fromkeys(arguments["repositories"])]
     else:
-        repositories = list(repositories_visible_to(user).filter(active_run__isnull=False))
+        repositories = list(scope.filter(active_run__isnull=False))
     refusal = search_refusal(request, user, mode=arguments["mode"])
     if refusal is not None:
         raise ToolError(refusal.message)
@@ -118,6 +127,7 @@ def _search(user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         "repositories": [r.name for r in repositories],
         "query": response.query,
         "mode_used": response.mode_used,
+        "index_phase": response.index_phase,
         "notices": response.notices,
         "results": [
             {
@@ -148,10 +158,10 @@ def _excerpt_for_agents(result, query: str) -> dict[str, Any]:
     }
 
 
-def _get_code(user, arguments: dict[str, Any]) -> dict[str, Any]:
+def _get_code(scope, arguments: dict[str, Any]) -> dict[str, Any]:
     from indexing.selectors import active_file, active_units
 
-    repository = _visible(user, arguments["repository"])
+    repository = _visible(scope, arguments["repository"])
     path, qualname = arguments["path"], arguments["qualname"]
     if qualname:
         unit = active_units(repository=repository).filter(path=path, qualname=qualname).first()
@@ -185,15 +195,26 @@ def _get_code(user, arguments: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _index_status(user, name: str) -> dict[str, Any]:
+def _index_status(scope, name: str) -> dict[str, Any]:
     from indexing.selectors import latest_run
     from search.presenters import run_as_dict
 
-    repository = _visible(user, name)
+    repository = _visible(scope, name)
     run = latest_run(repository=repository)
     if run is None:
         raise ToolError(f"{repository.name} was never indexed")
     return run_as_dict(run)
+
+
+def _refresh(working_tree) -> None:
+    """The tree's edits, additions and deletions indexed before a search reads it."""
+    from indexing.services import IndexingError
+    from indexing.working_tree import refresh
+
+    try:
+        refresh(working_tree)
+    except IndexingError as exc:
+        raise ToolError(str(exc)) from exc
 
 
 def build_server(
@@ -201,7 +222,10 @@ def build_server(
     *,
     stateless_http: bool = False,
     transport_security: TransportSecuritySettings | None = None,
+    working_tree=None,
 ) -> FastMCP:
+    """The MCP server; with `working_tree` (a Repository of `indexing.working_tree`) its tools
+    reach that tree alone, and every search first brings its index up to date."""
     server = FastMCP(
         "RepoRift",
         instructions=INSTRUCTIONS,
@@ -214,11 +238,14 @@ def build_server(
         # Django's ORM may not run in the event loop's thread.
         return sync_to_async(fn, thread_sensitive=False)(*args)
 
+    async def scope(ctx: Context):
+        return _scope(await run(resolve_user, ctx), working_tree)
+
     @server.tool()
     async def list_repositories(ctx: Context) -> dict[str, Any]:
         """List the code repositories you may search, with how many units (functions,
         methods, classes) each has indexed and whether it is searchable yet."""
-        return await run(_list_repositories, await run(resolve_user, ctx))
+        return await run(_list_repositories, await scope(ctx))
 
     @server.tool()
     async def search_code(
@@ -241,6 +268,8 @@ def build_server(
         ("*/models.py"); `kinds` keeps only those kinds; `exclude_tests` drops test files.
         Use mode "full" only when fast results miss: it asks an LLM and is much slower."""
         user = await run(resolve_user, ctx)
+        if working_tree is not None:
+            await run(_refresh, working_tree)
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "query": query,
@@ -250,7 +279,9 @@ def build_server(
             "kinds": kinds or [],
             "exclude_tests": exclude_tests,
         }
-        return await run(_search, user, _caller_request(ctx, user), arguments)
+        return await run(
+            _search, _scope(user, working_tree), user, _caller_request(ctx, user), arguments
+        )
 
     @server.tool()
     async def get_code(
@@ -272,12 +303,12 @@ def build_server(
             "start_line": start_line,
             "end_line": end_line,
         }
-        return await run(_get_code, await run(resolve_user, ctx), arguments)
+        return await run(_get_code, await scope(ctx), arguments)
 
     @server.tool()
     async def index_status(repository: str, ctx: Context) -> dict[str, Any]:
         """The newest index run of a repository: status (queued, running, succeeded, failed),
         phase, percent done, file and unit counts, warnings and error."""
-        return await run(_index_status, await run(resolve_user, ctx), repository)
+        return await run(_index_status, await scope(ctx), repository)
 
     return server

@@ -66,6 +66,7 @@ def response_for_api(response: SearchResponse, *, code: bool = False) -> dict[st
         "query": response.query,
         "mode": response.mode,
         "mode_used": response.mode_used,
+        "index_phase": response.index_phase,
         "notices": response.notices,
         "timings_ms": response.timings_ms,
         "results": [result_for_api(r, response.query, code=code) for r in response.results],
@@ -87,6 +88,11 @@ def run_as_dict(run: IndexRun) -> dict[str, Any]:
         "warnings": run.warnings,
         "error": run.error,
         "commit_sha": run.commit_sha,
+        "answering_phase": run.answering_phase,
+        "phase2_status": run.phase2_status,
+        "phase2_units_total": run.phase2_units_total,
+        "phase2_units_embedded": run.phase2_units_embedded,
+        "phase2_error": run.phase2_error,
     }
 
 

@@ -48,3 +48,6 @@ class SearchResponse:
     generated_code: str = ""
     rerank: bool = False
     ordered_by: str = ""  # "ranker" or "fusion"
+    # Which phase of indexing answers (indexing.phase2): 1 while the static tier's vectors
+    # serve, 2 once the transformer's do (and for a run that had only one phase).
+    index_phase: int = 2

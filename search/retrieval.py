@@ -11,10 +11,11 @@ import time
 import numpy as np
 from django.conf import settings
 
-from indexing.embedding import get_embedder
+from indexing.embedding import Embedder, EmbedderUnavailable, get_embedder, query_vector
 from indexing.lexical import lexical_index_for_run
 from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_units
+from indexing.static_tier import embedder_for, static_model_id
 from indexing.store import VectorStoreUnavailable, get_vector_store
 from search import streams as S
 from search.filters import SearchFilters
@@ -39,17 +40,39 @@ class _UnavailableStore:
     scores = query
 
 
-def _vector_store_or_placeholder():
+def _vector_store_or_placeholder(model_id: str):
     try:
-        return get_vector_store()
+        return get_vector_store(model_id)
     except VectorStoreUnavailable as exc:
         logger.warning("vector store unavailable: %s", exc)
         return _UnavailableStore(exc)
 
 
+def generation_embedder(generation: IndexRun, *, phase: int | None = None) -> Embedder:
+    """The embedder of the model whose vectors answer for `generation` (the static tier's
+    between phase 1 and phase 2): the query vector must be of the same model. `phase=1` asks
+    for the static tier's even after phase 2 (a generation keeps those vectors for its next
+    run), which is how the evaluation pairs the two phases on one index. A generation of a
+    model this process no longer serves gets the serving one (its vector streams then find
+    nothing, and the search says why)."""
+    model_id = generation.embedder_model
+    if phase == 1 and generation.phase2_model:
+        model_id = static_model_id(generation.phase2_model)
+    try:
+        return embedder_for(model_id)
+    except EmbedderUnavailable:
+        return get_embedder()
+
+
 class Retriever:
     def __init__(
-        self, *, repository: Repository, generation: IndexRun, filters: SearchFilters, k: int
+        self,
+        *,
+        repository: Repository,
+        generation: IndexRun,
+        filters: SearchFilters,
+        k: int,
+        phase: int | None = None,
     ) -> None:
         self.repository = repository
         self.generation = generation
@@ -57,10 +80,11 @@ class Retriever:
         depth = search_config()["DEPTH"]
         # The streams that answer fast mode must reach at least k deep.
         self.depth = {**depth, **{s: max(k, depth[s]) for s in ("S1", "S6", "S4")}}
+        embedder = generation_embedder(generation, phase=phase)
         self.ctx = S.StreamContext(
             repository_id=repository.pk,
-            embedder=get_embedder(),
-            store=_vector_store_or_placeholder(),
+            embedder=embedder,
+            store=_vector_store_or_placeholder(embedder.model_id),
             # Filters drop many hits after the store answers, so ask it for more.
             overfetch=10 if filters.active else 2,
             function_kinds=filters.kinds or S.FUNCTION_KINDS,
@@ -78,7 +102,7 @@ class Retriever:
     def query_vector(self, text: str) -> np.ndarray:
         if self._query_vector is None or self._query_vector[0] != text:
             start = time.perf_counter()
-            self._query_vector = (text, self.ctx.embedder.embed([text])[0])
+            self._query_vector = (text, query_vector(self.ctx.embedder, text))
             self.timings_ms["embed"] = round((time.perf_counter() - start) * 1000, 2)
         return self._query_vector[1]
 

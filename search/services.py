@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from indexing.models import CodeUnit, Repository
+from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_generation
 from search import streams as S
 from search.filters import SearchFilters, is_test_path  # noqa: F401  (re-exported)
@@ -60,6 +60,25 @@ def _validate(query: str, mode: str, k: int) -> str:
     return query
 
 
+def _say_phase(generation: IndexRun, retriever: Retriever, response: SearchResponse) -> None:
+    """Between phase 1 and phase 2 the static tier's vectors answer: the response says so."""
+    if not generation.phase2_model or retriever.ctx.embedder.model_id == generation.phase2_model:
+        return
+    response.index_phase = 1
+    Phase2 = IndexRun.Phase2
+    if generation.phase2_status in (Phase2.PENDING, Phase2.RUNNING):
+        response.notices.append(
+            "answered from phase 1 of indexing (static vectors); the transformer's vectors are "
+            f"being added ({generation.phase2_units_embedded} of "
+            f"{generation.phase2_units_total} units), and searches use them when done"
+        )
+    else:
+        reason = generation.phase2_error or generation.phase2_status
+        response.notices.append(
+            f"answered from phase 1 of indexing (static vectors); phase 2 did not run: {reason}"
+        )
+
+
 def search(
     *,
     repository: Repository,
@@ -69,11 +88,13 @@ def search(
     filters: SearchFilters | None = None,
     stages: tuple[str, ...] | None = None,
     progress: Progress | None = None,
+    phase: int | None = None,
 ) -> SearchResponse:
     """Rank the units of the repository's active generation for `query`, best first.
 
     `stages` restricts which streams and rankers run (the evaluation harness ablates with it);
-    `progress(stage, state)` hears each slow stage start ("running") and end ("done")."""
+    `progress(stage, state)` hears each slow stage start ("running") and end ("done");
+    `phase=1` answers with phase 1's static vectors even after phase 2 (the evaluation)."""
     query = _validate(query, mode, k)
     progress = progress or _silent
     generation = active_generation(repository=repository)
@@ -83,7 +104,11 @@ def search(
     started = time.perf_counter()
     response = SearchResponse(query=query, mode=mode, mode_used=mode, results=[])
     retriever = Retriever(
-        repository=repository, generation=generation, filters=filters or SearchFilters(), k=k
+        repository=repository,
+        generation=generation,
+        filters=filters or SearchFilters(),
+        k=k,
+        phase=phase,
     )
 
     other_model = generation.embedder_model
@@ -94,6 +119,7 @@ def search(
             f"this repository was indexed with another embedder ({other_model}); until it is "
             "re-indexed only the lexical stream finds its code"
         )
+    _say_phase(generation, retriever, response)
     results: list[S.StreamResult] = []
     if "S1" in wanted:
         results.append(retriever.code_stream(query))

@@ -82,6 +82,7 @@ def evaluate(
     limit: int | None = None,
     progress: bool = True,
     repositories: dict[str, Repository] | None = None,
+    phase: int | None = None,
 ) -> dict[str, Any]:
     repositories = repositories or {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
     queries: list[EvalQuery] = dataset.queries[:limit] if limit else dataset.queries
@@ -102,6 +103,7 @@ def evaluate(
             k=min(depth * (3 if corpus.kind == "snippets" else 1), 100),
             mode=mode,
             stages=tuple(stages) if stages else None,
+            phase=phase,
         )
         latencies.append((time.perf_counter() - start) * 1000)
         rows, relevances, found_by = judge(

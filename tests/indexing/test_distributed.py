@@ -13,6 +13,7 @@ from indexing.parsing import parse_source
 from indexing.selectors import active_units
 from indexing.services import index_run_start, repository_create
 from indexing.sources import iter_python_files
+from indexing.static_tier import get_static_embedder
 from indexing.store import get_vector_store
 from tests.conftest import SAMPLE_FILES
 from tests.support.workers import celery_workers, wait_for
@@ -56,10 +57,18 @@ def test_two_workers_one_killed_mid_chunk(settings, tmp_path, write_repo):
         run = wait_for(run, lambda r: r.is_finished, timeout=240, worker=other)
         assert run.status == IndexRun.Status.SUCCEEDED, run.error + other.output()
         assert f"chunk {taken.number} of run {run.pk}: attempt 2" in other.output()
+        # Phase 1 answers with the static tier's vectors; the surviving worker adds the
+        # transformer's as the next task.
+        assert run.embedder_model.startswith("static-")
+        run = wait_for(
+            run, lambda r: r.phase2_status not in ("pending", "running"), timeout=240, worker=other
+        )
+        assert run.phase2_status == IndexRun.Phase2.DONE, run.phase2_error + other.output()
+        assert run.embedder_model == run.phase2_model
     units = active_units(repository=repository)
     assert units.count() == expected_units(root) == run.units_total
     keys = list(units.values_list("path", "qualname", "start_line"))
     assert len(keys) == len(set(keys))  # nothing of the dead worker's half chunk survives
-    store = get_vector_store()
-    assert store.count(repository_id=repository.pk) == units.count()
-    assert store.count(repository_id=repository.pk, field="header") == units.count()
+    for store in (get_vector_store(), get_vector_store(get_static_embedder().model_id)):
+        assert store.count(repository_id=repository.pk) == units.count()
+        assert store.count(repository_id=repository.pk, field="header") == units.count()

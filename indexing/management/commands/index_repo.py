@@ -8,6 +8,7 @@ from django.utils.text import slugify
 from tqdm import tqdm
 
 from indexing.models import IndexRun, Repository
+from indexing.phase2 import execute as phase2_execute
 from indexing.services import index_run_execute, index_run_start, repository_create
 
 
@@ -40,7 +41,7 @@ class Command(BaseCommand):
 
         run = index_run_start(repository=repository, enqueue=not inline)
         if inline and run.status == IndexRun.Status.QUEUED:
-            run = index_run_execute(run=run, on_progress=show)
+            run = index_run_execute(run=run, on_progress=show, phase2="later")
         while not run.is_finished:  # a worker has it: follow its progress from the database
             time.sleep(0.5)
             run.refresh_from_db()
@@ -56,4 +57,39 @@ class Command(BaseCommand):
             f"indexed {repository.name}: {run.units_total} units in {run.files_total} files "
             f"({run.files_reused} files unchanged, {run.units_embedded} units embedded, "
             f"{run.files_with_errors} files with parse errors) commit={run.commit_sha or '-'}"
+        )
+        self._phase2(run, inline=inline)
+
+    def _phase2(self, run: IndexRun, *, inline: bool) -> None:
+        """Searchable already; the transformer's vectors follow, here or on a worker."""
+        Phase2 = IndexRun.Phase2
+        if run.phase2_status not in (Phase2.PENDING, Phase2.RUNNING):
+            if run.phase2_status in (Phase2.SKIPPED, Phase2.FAILED):
+                self.stderr.write(f"phase 2 {run.phase2_status}: {run.phase2_error}")
+            return
+        self.stdout.write(
+            f"searchable now (phase 1, static vectors); adding the transformer's vectors to "
+            f"{run.phase2_units_total} units (phase 2)"
+        )
+        self.stdout.flush()
+        bar = tqdm(
+            total=run.phase2_units_total, unit="units", file=sys.stderr, disable=None, leave=False
+        )
+
+        def show(current: IndexRun) -> None:
+            bar.set_description(f"{run.repository.name}: phase 2")
+            bar.update(current.phase2_units_embedded - bar.n)
+
+        if inline:
+            phase2_execute(run_id=run.pk, on_progress=show)
+        while run.phase2_status in (Phase2.PENDING, Phase2.RUNNING):  # a worker has it
+            time.sleep(0.5)
+            run.refresh_from_db()
+            show(run)
+        run.refresh_from_db()
+        bar.close()
+        if run.phase2_status != Phase2.DONE:
+            raise CommandError(f"phase 2 of run {run.pk} {run.phase2_status}: {run.phase2_error}")
+        self.stdout.write(
+            f"phase 2 done: searches of {run.repository.name} use {run.embedder_model}"
         )

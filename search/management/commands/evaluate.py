@@ -37,6 +37,13 @@ class Command(BaseCommand):
             "or S1,S2,S3,S4,S5,S6,ranker,rerank (default: the mode's; naming LLM stages runs "
             "them even where the model's defaults turn them off)",
         )
+        parser.add_argument(
+            "--phase",
+            type=int,
+            choices=(1, 2),
+            help="1: answer with phase 1's static vectors, as between the two phases of "
+            "indexing (the index keeps them after phase 2, so both phases pair on one index)",
+        )
         parser.add_argument("--out", help="write the JSON report here")
         parser.add_argument("--limit", type=int, help="evaluate only the first N queries")
         parser.add_argument(
@@ -57,6 +64,7 @@ class Command(BaseCommand):
         limit=None,
         ablate: bool = False,
         part: str = "tune",
+        phase: int | None = None,
         **options,
     ):
         chosen = tuple(_stage(s) for s in stages.split(",")) if stages else None
@@ -71,7 +79,10 @@ class Command(BaseCommand):
                 if "S1 only" in reports:
                     report["diff_vs_S1_only"] = per_query_diff(reports[best], reports["S1 only"])
             else:
-                report = evaluate(dataset=data, k=k, mode=mode, stages=chosen, limit=limit)
+                report = evaluate(
+                    dataset=data, k=k, mode=mode, stages=chosen, limit=limit, phase=phase
+                )
+                report["phase"] = phase or 2
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
         summary = {key: report[key] for key in ("n_queries", *METRIC_KEYS, "ci95")}

@@ -16,10 +16,17 @@ class Command(BaseCommand):
             help="the user the agent acts as (default: REPORIFT_MCP_USER); without one, only "
             "public repositories are visible",
         )
+        parser.add_argument(
+            "--path",
+            help="serve this working tree (indexed at first use, kept up to date at every call) "
+            "instead of the indexed repositories",
+        )
 
-    def handle(self, *args, user, **options):
+    def handle(self, *args, user, path=None, **options):
         from search.mcp_server import build_server
 
+        if path:
+            return self._serve_working_tree(path)
         acting = None
         if user:
             acting = get_user_model().objects.filter(username=user, is_active=True).first()
@@ -27,3 +34,18 @@ class Command(BaseCommand):
                 raise CommandError(f"no active user named {user!r}")
         # stdout belongs to the protocol: nothing else may be written there.
         build_server(lambda ctx: acting).run(transport="stdio")
+
+    def _serve_working_tree(self, path: str) -> None:
+        from django.core.management import call_command
+
+        from indexing.services import IndexingError
+        from indexing.working_tree import refresh, working_tree_repository
+        from search.mcp_server import build_server
+
+        call_command("migrate", interactive=False, verbosity=0)  # no setup beyond the defaults
+        try:
+            tree = working_tree_repository(path=path)
+            refresh(tree)  # the first call then answers at once
+        except IndexingError as exc:
+            raise CommandError(str(exc)) from exc
+        build_server(lambda ctx: None, working_tree=tree).run(transport="stdio")

@@ -1,0 +1,350 @@
+"""Time to first answer: from adding a repository to its first search result; semble's beside it.
+
+Each tree is measured in a process of its own, started cold: a fresh data dir (REPORIFT_DATA_DIR,
+a temporary folder, migrated first), the working directory and PYTHONPATH of `--project` (a
+checkout: a worktree of an older commit measures an older pipeline; this checkout by default),
+the product's interpreter, without the editable finder by which that venv fills in from this
+checkout any module the measured one lacks (a module loaded from here fails the tree). In it:
+
+1. load (`load_s`, not part of what follows): the transformer embedder, warmed with one text; the
+   static tier's table where the checkout has `indexing.static_tier` (a fresh data dir distils it,
+   as a new install would); the vector store opened. A server has these loaded before anyone
+   adds a repository.
+2. t0; the repository is created and indexed as the `index_repo` command does it (a run started
+   without a broker and executed in this process); then fast mode is asked "parse the
+   configuration" until it returns a result (at once, unless the generation is not yet
+   visible). `time_to_first_answer_s` is t1 - t0 at that return; `first_query_ms` that
+   search's own latency (`second_query_ms`: the same search at once again, without what the
+   first search of a process loads); `units` the active generation's code units.
+3. Where the active run has a phase-2 status (`phase2_status`), its transformer vectors follow
+   in the background: the status is read afresh
+   from the database every 0.2 s until it is neither "pending" nor "running" (900 s at most);
+   `time_to_full_s` is from t0 to then, and fast mode is asked once more (`full_query_ms`).
+   Without that field a run is whole when it is published: `time_to_full_s` is the first answer.
+
+semble (with `--semble-python`) runs in its own environment, offline, with a fresh cache (as
+`benchmarks.semble_questions` does, whose extension filter is reused: `.py` files only) and the
+given model2vec folder, loaded first (`semble_load_s`); `semble_index_s` is its index build
+of the tree, `semble_query_ms` one search for the same question.
+
+    python -m benchmarks.time_to_answer --trees DIR[,DIR...] --out report.json \
+        [--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model] \
+        [--project /work/baseline]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+PRODUCT_PYTHON = ROOT / ".venv" / "bin" / "python"
+QUERY = "parse the configuration"
+STATUS_FIELDS = ("phase2_status",)
+UNFINISHED = ("pending", "running")
+POLL_S = 0.2
+OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "DO_NOT_TRACK": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+# --- in the product's process (the --project checkout) ------------------------------------
+
+
+def product_child(tree: Path, out: Path, query: str, timeout_s: float) -> None:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+    from django.utils.text import slugify
+
+    started = time.perf_counter()
+    call_command("migrate", verbosity=0)
+    migrate_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    from indexing.embedding import get_embedder
+    from indexing.store import get_vector_store
+
+    get_embedder().embed(["warm"])
+    static = None
+    if importlib.util.find_spec("indexing.static_tier") is not None:
+        from indexing.static_tier import get_static_embedder
+
+        static = get_static_embedder()
+    get_vector_store()
+    load_s = time.perf_counter() - started
+
+    t0 = time.perf_counter()
+    from indexing.models import CodeUnit, IndexRun
+    from indexing.services import index_run_execute, index_run_start, repository_create
+    from search.services import search
+
+    repository = repository_create(name=slugify(f"tta-{tree.name}")[:100], source=str(tree))
+    run = index_run_start(repository=repository, enqueue=False)
+    if run.status == IndexRun.Status.QUEUED:
+        # A two-phase pipeline answers after phase 1; its phase 2 goes on in a thread.
+        two_phase = "phase2" in inspect.signature(index_run_execute).parameters
+        run = index_run_execute(run=run, **({"phase2": "background"} if two_phase else {}))
+    while not run.is_finished and time.perf_counter() - t0 < timeout_s:
+        time.sleep(POLL_S)
+        run.refresh_from_db()
+    if run.status != IndexRun.Status.SUCCEEDED:
+        raise SystemExit(f"{tree}: index run {run.pk} is {run.status}: {run.error}")
+    indexed_s = time.perf_counter() - t0
+    while True:  # the first search that answers
+        repository.refresh_from_db()
+        asked = time.perf_counter()
+        response = search(repository=repository, query=query, k=10, mode="fast")
+        t1 = time.perf_counter()
+        if response.results or t1 - t0 > timeout_s:
+            break
+        time.sleep(0.1)
+    if not response.results:
+        raise SystemExit(f"{tree}: no result for {query!r} after {timeout_s} s")
+    first_ms, top = (t1 - asked) * 1000, response.results[0]
+    asked = time.perf_counter()  # again: what of the first search was its being the first
+    search(repository=repository, query=query, k=10, mode="fast")
+    second_ms = (time.perf_counter() - asked) * 1000
+    active = IndexRun.objects.get(pk=repository.active_run_id)
+    units = CodeUnit.objects.filter(file_version__runs=active.pk).count()
+    row: dict[str, Any] = {
+        "tree": str(tree),
+        "units": units,
+        "files": active.files_total,
+        "migrate_s": round(migrate_s, 2),
+        "load_s": round(load_s, 2),
+        "static_tier": None if static is None else static.model_id,
+        "indexed_s": round(indexed_s, 2),
+        "time_to_first_answer_s": round(t1 - t0, 2),
+        "first_query_ms": round(first_ms, 1),
+        "second_query_ms": round(second_ms, 1),
+        "first_mode": response.mode_used,
+        "first_top": f"{top.unit.path}:{top.unit.qualname}",
+        "first_model": active.embedder_model,
+        "full_status_field": None,
+    }
+    field = next((f for f in STATUS_FIELDS if hasattr(active, f)), None)
+    row["time_to_full_s"] = row["time_to_first_answer_s"]
+    if field is not None:
+        # Phase 2 may run in a thread of this process: every read goes to the database.
+        while getattr(active, field) in UNFINISHED and time.perf_counter() - t0 < timeout_s:
+            time.sleep(POLL_S)
+            active.refresh_from_db(fields=[field])
+        full = time.perf_counter()
+        status = getattr(active, field)
+        asked = time.perf_counter()
+        search(repository=repository, query=query, k=10, mode="fast")
+        row |= {
+            "full_status_field": field,
+            "full_status": status,
+            "time_to_full_s": None if status in UNFINISHED else round(full - t0, 2),
+            "full_query_ms": round((time.perf_counter() - asked) * 1000, 1),
+        }
+    connections.close_all()
+    project = Path.cwd().resolve()
+    strays = sorted(
+        name
+        for name, module in list(sys.modules.items())
+        if (file := getattr(module, "__file__", None))
+        and Path(file).is_relative_to(ROOT)
+        and not Path(file).is_relative_to(project)
+        and not Path(file).is_relative_to(ROOT / ".venv")
+        and Path(file).resolve() != Path(__file__).resolve()  # __main__, __mp_main__
+    )
+    if strays:
+        raise SystemExit(f"modules loaded from {ROOT}, not the measured {project}: {strays}")
+    out.write_text(json.dumps(row))
+
+
+# --- in semble's environment -----------------------------------------------------------------
+
+
+def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
+    os.environ.update(OFFLINE)
+    import semble
+    import semble.index.create as create
+    from semble import SembleIndex
+    from semble.index.dense import load_model
+
+    from benchmarks.semble_questions import python_only  # sets the same offline variables
+
+    extensions = (".py",)
+    model_dir = str(model.resolve())
+    with tempfile.TemporaryDirectory(prefix="semble-cache-") as cache:
+        os.environ["SEMBLE_CACHE_LOCATION"] = cache
+        started = time.perf_counter()
+        load_model(model_dir)  # semble caches it by path: the build below reuses it
+        load_s = time.perf_counter() - started
+        original = python_only(extensions)
+        try:
+            started = time.perf_counter()
+            index = SembleIndex.from_path(tree, model_path=model_dir)
+            index_s = time.perf_counter() - started
+            started = time.perf_counter()
+            results = index.search(query, top_k=10)
+            query_ms = (time.perf_counter() - started) * 1000
+        finally:
+            create.get_extensions = original
+    if index.loaded_from_disk:
+        raise SystemExit(f"{tree}: semble reused a cached index")
+    stray = {c.file_path for c in index.chunks if not c.file_path.endswith(extensions)}
+    if stray:
+        raise SystemExit(f"{tree}: semble indexed files outside {extensions}: {sorted(stray)[:3]}")
+    top = results[0].chunk if results else None
+    row = {
+        "semble_version": semble.__version__,
+        "semble_load_s": round(load_s, 2),
+        "semble_files": index.stats.indexed_files,
+        "semble_chunks": index.stats.total_chunks,
+        "semble_index_s": round(index_s, 2),
+        "semble_query_ms": round(query_ms, 1),
+        "semble_top": f"{top.file_path}:{top.start_line}-{top.end_line}" if top else None,
+    }
+    out.write_text(json.dumps(row))
+
+
+# --- the driver ----------------------------------------------------------------------------
+
+
+def measure_product(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
+    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CHROMA_HOST"):
+        env.pop(name, None)
+    data = Path(tempfile.mkdtemp(prefix="reporift-tta-"))
+    env |= OFFLINE | {
+        "REPORIFT_DATA_DIR": str(data),
+        "DJANGO_SETTINGS_MODULE": "reporift.settings",
+        "PYTHONPATH": str(args.project),
+    }
+    if args.models:
+        # What an install prepares once (the ONNX graphs, the static table) is not part of
+        # adding a repository: every tree starts from the same prepared models.
+        (data / "models").symlink_to(Path(args.models).resolve(), target_is_directory=True)
+    result = data / "result.json"
+    command = [str(args.python), str(Path(__file__).resolve()), "_product", str(tree)]
+    command += [str(result), args.query, str(args.timeout)]
+    try:
+        subprocess.run(command, cwd=args.project, env=env, check=True, timeout=args.timeout * 2)
+        return json.loads(result.read_text())
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def measure_semble(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
+    env |= OFFLINE | {"PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory(prefix="semble-tta-") as scratch:
+        result = Path(scratch) / "result.json"
+        command = [str(args.semble_python), "-m", "benchmarks.time_to_answer", "_semble"]
+        command += [str(tree), str(args.semble_model), str(result), args.query]
+        subprocess.run(command, cwd=ROOT, env=env, check=True, timeout=args.timeout)
+        return json.loads(result.read_text())
+
+
+def checkout(project: Path) -> dict[str, Any]:
+    def git(*words: str) -> str:
+        done = subprocess.run(["git", "-C", str(project), *words], capture_output=True, text=True)
+        return done.stdout.strip()
+
+    return {
+        "path": str(project),
+        "commit": git("rev-parse", "HEAD"),
+        "dirty": bool(git("status", "--porcelain")),
+    }
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = ("units", "files", "load_s", "time_to_first_answer_s", "time_to_full_s")
+    keys += ("first_query_ms", "semble_index_s", "semble_query_ms")
+    out: dict[str, Any] = {"trees": len(rows)}
+    for key in keys:
+        values = [row.get(key) for row in rows]
+        if values and all(isinstance(v, int | float) for v in values):
+            out[key] = round(sum(values), 2)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_product"]:
+        # Run as a file: its folder (benchmarks/, whose indexing.py would shadow the package)
+        # must not be on the path, the project checkout must.
+        sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+        # The product venv installs this checkout editable; its finder would fill in, from
+        # here, any module the measured checkout lacks (indexing.static_tier in an older one).
+        sys.path[:] = [p for p in sys.path if not p.startswith("__editable__")]
+        sys.meta_path[:] = [
+            f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable_")
+        ]
+        tree, out, query, timeout = argv[1:5]
+        product_child(Path(tree), Path(out), query, float(timeout))
+        return 0
+    if argv[:1] == ["_semble"]:
+        tree, model, out, query = argv[1:5]
+        semble_child(Path(tree), Path(model), Path(out), query)
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trees", required=True, help="folders to index, comma-separated")
+    parser.add_argument("--out", type=Path, required=True, help="the JSON report to write")
+    parser.add_argument("--project", type=Path, default=ROOT, help="the checkout to measure")
+    parser.add_argument("--python", type=Path, default=PRODUCT_PYTHON, help="its interpreter")
+    parser.add_argument("--semble-python", type=Path, help="semble's venv interpreter")
+    parser.add_argument("--semble-model", type=Path, help="a model2vec folder for semble")
+    parser.add_argument(
+        "--models", help="a prepared models folder (ONNX graphs, static table) for every data dir"
+    )
+    parser.add_argument("--query", default=QUERY)
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds, per wait")
+    args = parser.parse_args(argv)
+    if bool(args.semble_python) != bool(args.semble_model):
+        parser.error("--semble-python and --semble-model go together")
+    args.project = args.project.resolve()
+    from benchmarks.common import machine_line
+
+    rows = []
+    for name in filter(None, args.trees.split(",")):
+        tree = Path(name).expanduser().resolve()
+        if not tree.is_dir():
+            parser.error(f"{tree} is not a folder")
+        busy = round(os.getloadavg()[0], 2)  # another job's load slows every figure here
+        row = measure_product(tree, args) | {"loadavg_1min_before": busy}
+        if args.semble_python:
+            row |= measure_semble(tree, args)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+    report = {
+        "query": args.query,
+        "project": checkout(args.project),
+        "trees": rows,
+        "totals": totals(rows),
+        "machine": machine_line(),
+        "cores": os.cpu_count(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": shlex.join([sys.executable, "-m", "benchmarks.time_to_answer", *argv]),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

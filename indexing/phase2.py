@@ -1,0 +1,129 @@
+"""Phase 2 of an index run: the transformer's vectors for a generation that phase 1 made
+searchable with the static tier's (`indexing.static_tier`).
+
+A generation answers with one model's vectors at a time, named by `IndexRun.embedder_model`:
+the static model's from its switch, the transformer's from the moment every one of its units has
+a transformer vector. Searches embed the query with that same model and read that model's
+collections, so no stream ever compares vectors of two models. Each file version records the
+models it has vectors of (`FileVersion.embedded`), which makes phase 2 incremental like phase 1:
+a version carried over from a generation that finished its phase 2 is not embedded again.
+
+Small changes skip the wait: when few units lack transformer vectors, `plan` embeds them
+before the switch and the generation answers with the transformer at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from indexing.chunks import lease
+from indexing.models import CodeUnit, FileVersion, IndexRun
+from indexing.pipeline import bump_run, save_run
+from indexing.static_tier import embedder_for
+from indexing.unit_vectors import embed_units, mark_embedded
+
+logger = logging.getLogger(__name__)
+Phase2 = IndexRun.Phase2
+
+
+def plan(run: IndexRun) -> None:
+    """Before a run's switch: its phase 2 done inline, pending, skipped, or not needed."""
+    if not run.phase2_model:
+        return
+    lacking = versions_lacking(run, run.phase2_model)
+    count = CodeUnit.objects.filter(file_version_id__in=lacking).count()
+    limit = settings.REPORIFT["PHASE2_MAX_UNITS"]
+    total = CodeUnit.objects.filter(file_version__runs=run).count()
+    if limit and total > limit:
+        save_run(
+            run,
+            phase2_status=Phase2.SKIPPED,
+            phase2_error=f"{total} units, over REPORIFT_PHASE2_MAX_UNITS={limit}",
+        )
+    elif count <= settings.REPORIFT["PHASE2_INLINE_UNITS"]:
+        _embed_versions(run, lacking)
+        save_run(
+            run,
+            embedder_model=run.phase2_model,
+            phase2_status=Phase2.DONE,
+            phase2_units_total=count,
+            phase2_units_embedded=count,
+            phase2_finished_at=timezone.now(),
+        )
+    else:
+        save_run(run, phase2_status=Phase2.PENDING, phase2_units_total=count)
+
+
+def versions_lacking(run: IndexRun, model_id: str) -> list[int]:
+    """The run's file versions without `model_id`'s vectors (filtered here: SQLite has no JSON
+    containment lookup)."""
+    rows = FileVersion.objects.filter(runs=run).values_list("pk", "embedded")
+    return sorted(pk for pk, embedded in rows if model_id not in embedded)
+
+
+def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = None) -> str:
+    """Phase 2 of a published run, in this process; returns its final status. Claimed like a
+    chunk: a pending run, or a running one whose worker stopped reporting (redelivered)."""
+    stale = timezone.now() - lease()
+    with transaction.atomic():
+        claimed = IndexRun.objects.filter(
+            Q(phase2_status=Phase2.PENDING)
+            | Q(phase2_status=Phase2.RUNNING, heartbeat_at__lt=stale),
+            pk=run_id,
+        ).update(phase2_status=Phase2.RUNNING, heartbeat_at=timezone.now())
+    run = IndexRun.objects.select_related("repository").get(pk=run_id)
+    if not claimed:
+        return run.phase2_status
+    try:
+        lacking = versions_lacking(run, run.phase2_model)
+        save_run(
+            run,
+            phase2_units_total=CodeUnit.objects.filter(file_version_id__in=lacking).count(),
+            phase2_units_embedded=0,
+        )
+        size = settings.REPORIFT["INDEX_CHUNK_FILES"]
+        for start in range(0, len(lacking), size):
+            if not _serving(run):
+                # A newer generation took over: its own phase 2 embeds what is still missing.
+                save_run(run, phase2_status=Phase2.SKIPPED, phase2_error="a newer run replaced it")
+                return Phase2.SKIPPED
+            _embed_versions(run, lacking[start : start + size])
+            if on_progress is not None:
+                run.refresh_from_db()
+                on_progress(run)
+        with transaction.atomic():
+            save_run(
+                run,
+                embedder_model=run.phase2_model,
+                phase2_status=Phase2.DONE,
+                phase2_finished_at=timezone.now(),
+            )
+    except Exception as exc:  # the static vectors keep answering; the next run tries again
+        logger.exception("phase 2 of run %s failed", run_id)
+        save_run(run, phase2_status=Phase2.FAILED, phase2_error=f"{type(exc).__name__}: {exc}")
+    return run.phase2_status
+
+
+def _serving(run: IndexRun) -> bool:
+    run.repository.refresh_from_db(fields=["active_run"])
+    return run.repository.active_run_id == run.pk
+
+
+def _embed_versions(run: IndexRun, version_ids: list[int]) -> None:
+    if not version_ids:
+        return
+    embedder = embedder_for(run.phase2_model)
+    paths_are_words = run.repository.source_kind != "snippets"
+    batch = settings.REPORIFT["EMBED_BATCH_UNITS"]
+    units = list(CodeUnit.objects.filter(file_version_id__in=version_ids).order_by("pk"))
+    for start in range(0, len(units), batch):
+        part = units[start : start + batch]
+        embed_units(part, embedder=embedder, paths_are_words=paths_are_words)
+        bump_run(run.pk, phase2_units_embedded=len(part))
+    mark_embedded(version_ids, embedder.model_id)

@@ -1,0 +1,102 @@
+"""A local working tree that an agent edits, searched with no setup: `reporift search --path DIR`
+and `reporift mcp --path DIR`.
+
+The tree becomes a private repository named after its folder and a hash of its absolute path.
+Every call first compares the tree's fingerprint (each Python file's path, size and mtime, which
+costs a directory walk and no reads) with the one indexed last; when it differs, an index run
+brings the index up to date, and that run is incremental like any other (only files whose bytes
+changed are parsed and embedded). The first call indexes everything: phase 1 (static vectors)
+makes it searchable, phase 2 follows as the caller chooses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Literal
+
+from django.conf import settings
+from django.utils.text import slugify
+
+from indexing.models import IndexRun, Repository
+from indexing.phase2 import execute as phase2_execute
+from indexing.services import (
+    IndexingError,
+    index_run_execute,
+    index_run_start,
+    phase2_start,
+    repository_create,
+)
+from indexing.sources import iter_python_files
+
+_refresh_lock = threading.Lock()
+
+
+def working_tree_repository(*, path: str | Path) -> Repository:
+    """The repository of the working tree at `path`, created on first use."""
+    root = Path(path).expanduser().resolve()
+    if not root.is_dir():
+        raise IndexingError(f"not a directory: {path}")
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:8]
+    name = f"tree-{slugify(root.name)[:60] or 'root'}-{digest}"
+    repository = Repository.objects.filter(name=name).first()
+    if repository is None:
+        repository = repository_create(
+            name=name,
+            source=str(root),
+            source_kind=Repository.SourceKind.LOCAL,
+            is_public=False,
+        )
+    return repository
+
+
+def fingerprint(root: Path) -> str:
+    """What changes when a Python file is edited, added or deleted (size and mtime in ns)."""
+    digest = hashlib.sha256()
+    limit = settings.REPORIFT["MAX_FILE_BYTES"]
+    for entry in iter_python_files(root, max_file_bytes=limit, warnings=[]):
+        stat = entry.absolute.stat()
+        digest.update(f"{entry.path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def refresh(
+    repository: Repository, *, phase2: Literal["now", "background", "later"] = "background"
+) -> IndexRun | None:
+    """Bring the tree's index up to date; the run that did, or None when nothing changed. A
+    phase 2 left pending (a process that stopped before it) is started again."""
+    with _refresh_lock:
+        seen = _state_file(repository)
+        current = fingerprint(Path(repository.source))
+        repository.refresh_from_db()
+        run = None
+        if repository.active_run_id is None or _read(seen) != current:
+            run = index_run_execute(
+                run=index_run_start(repository=repository, enqueue=False), phase2="later"
+            )
+            if run.status != IndexRun.Status.SUCCEEDED:
+                raise IndexingError(f"indexing {repository.source} failed: {run.error}")
+            seen.write_text(json.dumps({"fingerprint": current}))
+            repository.refresh_from_db()
+        active = repository.active_run
+        if active is not None and active.phase2_status == IndexRun.Phase2.PENDING:
+            if phase2 == "background":
+                phase2_start(run=active)
+            elif phase2 == "now":
+                phase2_execute(run_id=active.pk)
+        return run
+
+
+def _state_file(repository: Repository) -> Path:
+    directory = Path(settings.DATA_DIR) / "working-trees"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / f"{repository.name}.json"
+
+
+def _read(path: Path) -> str:
+    try:
+        return json.loads(path.read_text())["fingerprint"]
+    except (OSError, ValueError, KeyError):
+        return ""

@@ -1,0 +1,102 @@
+"""A working tree searched with no setup (`search --path`, `mcp --path`): indexed on first use,
+its edits seen by the next call."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from indexing.models import Repository
+from indexing.working_tree import fingerprint, refresh, working_tree_repository
+from tests.conftest import SAMPLE_FILES
+from tests.support.workers import database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+INVOICE = '''
+
+def compute_invoice_tax(invoice, rate):
+    """Sales tax owed on an invoice's total."""
+    return round(invoice.total * rate, 2)
+'''
+
+
+def cli_search(*args: str) -> str:
+    out = io.StringIO()
+    call_command("search", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_search_path_sees_an_edit(write_repo):
+    root = write_repo(SAMPLE_FILES)
+    first = cli_search("--path", str(root), "retry a failed http call")
+    assert first.splitlines()[0].split()[1] == "retry_http_call"
+    tree = Repository.objects.get()
+    assert not tree.is_public and tree.source == str(root.resolve())
+    before = tree.active_run_id
+
+    assert refresh(tree) is None  # nothing changed: no run
+    with open(root / "shop" / "payments.py", "a") as out:
+        out.write(INVOICE)
+    second = cli_search("--path", str(root), "tax owed on an invoice")
+    assert second.splitlines()[0].split()[1] == "compute_invoice_tax"
+    tree.refresh_from_db()
+    assert tree.active_run_id != before
+    assert tree.active_run.files_reused == 2  # only the edited file was parsed again
+
+    (root / "shop" / "payments.py").unlink()
+    third = cli_search("--path", str(root), "tax owed on an invoice")
+    assert "payments.py" not in third
+
+
+def test_fingerprint_changes_with_edits_not_reads(write_repo):
+    root = write_repo(SAMPLE_FILES)
+    seen = fingerprint(root)
+    (root / "shop" / "text.py").read_text()
+    assert fingerprint(root) == seen
+    (root / "shop" / "new.py").write_text("x = 1\n")
+    assert fingerprint(root) != seen
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_mcp_path_serves_the_tree_and_its_edits(write_repo):
+    root = write_repo(SAMPLE_FILES)
+    other = write_repo(SAMPLE_FILES)
+    working_tree_repository(path=other)  # another tree: not reachable from this server
+    vector_store = settings.REPORIFT["VECTOR_STORE"]["OPTIONS"]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "reporift.settings",
+        "DATABASE_URL": database_url(),
+        "REPORIFT_DATA_DIR": str(Path(vector_store["path"]).parent),
+        "REPORIFT_CHROMA_COLLECTION_PREFIX": vector_store["collection_prefix"],
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["manage.py", "mcp", "--path", str(root)], env=env, cwd=ROOT
+    )
+
+    async def session_calls() -> tuple:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.call_tool("list_repositories", {})
+            first = await session.call_tool("search_code", {"query": "retry a failed http call"})
+            with open(root / "shop" / "payments.py", "a") as out:
+                out.write(INVOICE)
+            second = await session.call_tool("search_code", {"query": "tax owed on an invoice"})
+            return listed, first, second
+
+    listed, first, second = asyncio.run(session_calls())
+    repositories = listed.structuredContent["repositories"]
+    assert [r["name"] for r in repositories] == [working_tree_repository(path=root).name]
+    assert first.structuredContent["results"][0]["qualname"] == "retry_http_call"
+    assert second.structuredContent["results"][0]["qualname"] == "compute_invoice_tax"
