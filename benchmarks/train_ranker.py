@@ -143,6 +143,7 @@ def cosqa_training_dataset(path: Path, *, queries: int):
 def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
     from tqdm import tqdm
 
+    from search import streams as S
     from search.evaluation.corpora import prepare_corpus
     from search.filters import SearchFilters
     from search.ranking.order import candidate_features
@@ -162,10 +163,10 @@ def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]
             k=10,
         )
         results = [
-            retriever.code_stream(query.query),
-            retriever.header_stream(query.query),
-            retriever.lexical_stream(query.query),
-            retriever.definitions(query.query),
+            S.code_stream(retriever.streams, query.query),
+            S.header_stream(retriever.streams, query.query),
+            S.lexical_stream(retriever.streams, query.query),
+            S.definitions_stream(retriever.streams, query.query),
         ]
         pool = gather_candidates(results, retriever)
         features = candidate_features(query=query.query, units=pool.units, retriever=retriever)

@@ -33,8 +33,8 @@ from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
 from indexing.parsing import PARSER_VERSION
 from indexing.sources import Source, iter_python_files
-from indexing.static_tier import phase1_embedder
-from indexing.store import VectorStoreUnavailable, drop_model_vectors
+from indexing.static_tier import get_static_embedder, phase1_embedder
+from indexing.store import VectorStoreUnavailable, drop_model_vectors, get_vector_store
 from indexing.unit_vectors import forget_embedded
 from reporift.memory import release_free_heap
 
@@ -193,6 +193,7 @@ def publish_run(*, run: IndexRun) -> None:
     IndexChunk.objects.filter(run=run).delete()
     # Only after the switch has committed may the old generation's leftovers go.
     removed = collect_garbage(repository=repository)
+    _compact_static_vectors(repository.pk)
     if previous is not None:
         drop_lexical_index(previous)
         _drop_other_models(run, previous)
@@ -205,6 +206,14 @@ def publish_run(*, run: IndexRun) -> None:
         run.units_embedded,
         removed,
     )
+
+
+def _compact_static_vectors(repository_id: int) -> None:
+    """A store of segment files reads faster as one file: fold what the run's chunks wrote."""
+    static = get_static_embedder()
+    compact = getattr(get_vector_store(static.model_id), "compact", None) if static else None
+    if compact is not None:
+        compact(repository_id=repository_id)
 
 
 def _drop_other_models(run: IndexRun, previous: IndexRun) -> None:

@@ -39,6 +39,7 @@ PCA_DIMS = 256
 SIF = 1e-4
 _UNUSED = re.compile(r"\[unused\d+\]")
 _BATCH = 512
+_MAX_CHARS = 6000
 
 
 class StaticTableRefused(RuntimeError):
@@ -116,8 +117,12 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
+        # The tokenizer reads a whole text before it truncates: a class's code runs to tens of
+        # thousands of characters, of which the first 512 pieces (far fewer than 6,000
+        # characters of code) are all that count.
+        cut = [text[:_MAX_CHARS] for text in texts]
         with self._lock:
-            encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+            encodings = self._tokenizer.encode_batch(cut, add_special_tokens=False)
         for row, encoding in enumerate(encodings):
             if encoding.ids:
                 out[row] = self._table[encoding.ids].mean(axis=0)
@@ -128,8 +133,11 @@ class StaticEmbedder:
         return out
 
 
+STATIC_PREFIX = "static-"
+
+
 def static_model_id(source_model_id: str) -> str:
-    return f"static-{source_model_id}-{RECIPE}"
+    return f"{STATIC_PREFIX}{source_model_id}-{RECIPE}"
 
 
 def table_paths(models_dir: Path, model_id: str) -> tuple[Path, Path]:

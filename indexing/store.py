@@ -78,7 +78,7 @@ class VectorStoreUnavailable(RuntimeError):
     """The store cannot be reached (a Chroma server down, a corrupt data dir)."""
 
 
-def _check_field(field: str) -> None:
+def check_field(field: str) -> None:
     if field not in FIELDS:
         raise ValueError(f"unknown vector field {field!r}; choose from {', '.join(FIELDS)}")
 
@@ -144,7 +144,7 @@ class ChromaVectorStore:
         self._lock = threading.Lock()
 
     def collection_name(self, repository_id: int, field: str) -> str:
-        _check_field(field)
+        check_field(field)
         return f"{self.prefix}-r{repository_id}-{field}"
 
     def _collection(self, repository_id: int, field: str, *, create: bool):
@@ -310,7 +310,11 @@ def get_vector_store(model_id: str | None = None) -> VectorStore:
         if model_id not in _by_model:
             from django.conf import settings
 
+            from indexing.static_tier import STATIC_PREFIX
+
             config = settings.REPORIFT["VECTOR_STORE"]
+            if model_id.startswith(STATIC_PREFIX) and settings.REPORIFT["STATIC_VECTOR_STORE"]:
+                config = settings.REPORIFT["STATIC_VECTOR_STORE"]
             try:
                 _by_model[model_id] = build_backend(
                     {**config, "OPTIONS": {**config.get("OPTIONS", {}), "model_id": model_id}}

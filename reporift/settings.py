@@ -248,6 +248,20 @@ REPORIFT = {
     # A run with at most this many units to embed under the transformer does it before its
     # switch: a small incremental change never answers with the weaker static vectors.
     "PHASE2_INLINE_UNITS": env_int("REPORIFT_PHASE2_INLINE_UNITS", 300),
+    # Where the static tier's vectors live: numpy segment files in the data dir (fast to write,
+    # searched exactly), or the vector store above when Chroma is a server that workers on other
+    # machines share (indexing.segment_store says why).
+    "STATIC_VECTOR_STORE": (
+        None
+        if CHROMA_HOST
+        else {
+            "CLASS": "indexing.segment_store.SegmentVectorStore",
+            "OPTIONS": {
+                "path": os.environ.get("REPORIFT_STATIC_VECTORS_DIR")
+                or str(DATA_DIR / "static-vectors")
+            },
+        }
+    ),
     "WORK_DIR": str(DATA_DIR / "work"),
     "MAX_FILE_BYTES": env_int("REPORIFT_MAX_FILE_BYTES", 2 * 1024 * 1024),
     "MAX_ARCHIVE_FILES": env_int("REPORIFT_MAX_ARCHIVE_FILES", 20_000),

@@ -109,7 +109,7 @@ def run_llm_streams(
             working = True
             augmented = outcome.text
     if "S5" in stages and augmented != query:
-        out.results.append(retriever.augmented(augmented))
+        out.results.append(S.augmented_query_stream(retriever.streams, augmented))
     if stages & {"S2", "S3"}:
         progress("codegen", "running")
         try:
@@ -128,9 +128,11 @@ def run_llm_streams(
             if generated.dropped_reason:
                 out.notices.append(f"generated code dropped: {generated.dropped_reason}")
             if "S2" in stages and generated.code:
-                out.results.append(retriever.generated(generated.code))
+                out.results.append(S.generated_code_stream(retriever.streams, generated.code))
             if "S3" in stages and generated.components:
-                out.results.append(retriever.components(generated.components))
+                out.results.append(
+                    S.component_functions_stream(retriever.streams, generated.components)
+                )
         progress("codegen", "done")
     out.rerank = "rerank" in stages
     if stages & set(LLM_STREAMS) and not working:

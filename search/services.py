@@ -62,7 +62,10 @@ def _validate(query: str, mode: str, k: int) -> str:
 
 def _say_phase(generation: IndexRun, retriever: Retriever, response: SearchResponse) -> None:
     """Between phase 1 and phase 2 the static tier's vectors answer: the response says so."""
-    if not generation.phase2_model or retriever.ctx.embedder.model_id == generation.phase2_model:
+    if (
+        not generation.phase2_model
+        or retriever.streams.embedder.model_id == generation.phase2_model
+    ):
         return
     response.index_phase = 1
     Phase2 = IndexRun.Phase2
@@ -112,7 +115,7 @@ def search(
     )
 
     other_model = generation.embedder_model
-    if other_model and other_model != retriever.ctx.embedder.model_id:
+    if other_model and other_model != retriever.streams.embedder.model_id:
         # Its vectors live under the other model's collections: the vector streams find
         # nothing rather than compare this model's query vector with another model's vectors.
         response.notices.append(
@@ -120,15 +123,15 @@ def search(
             "re-indexed only the lexical stream finds its code"
         )
     _say_phase(generation, retriever, response)
-    results: list[S.StreamResult] = []
-    if "S1" in wanted:
-        results.append(retriever.code_stream(query))
-    if "S6" in wanted:
-        results.append(retriever.header_stream(query))
-    if "S4" in wanted:
-        results.append(retriever.lexical_stream(query))
-    if "S7" in wanted:
-        results.append(retriever.definitions(query))
+    query_streams = {
+        "S1": S.code_stream,
+        "S6": S.header_stream,
+        "S4": S.lexical_stream,
+        "S7": S.definitions_stream,
+    }
+    results = [
+        stream(retriever.streams, query) for name, stream in query_streams.items() if name in wanted
+    ]
     llm = None
     if mode == "full":
         from search.full_mode import run_llm_streams

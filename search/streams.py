@@ -1,5 +1,8 @@
-"""Retrieval streams. Each is a small component: inputs in, a ranked list of (unit id, score)
-out, with its own latency. The orchestration in `search.services` decides which run.
+"""Retrieval streams. Each is one function, the stream's only home: it embeds what it needs,
+asks its index, and returns a ranked list of (unit id, score) with its own latency. What the
+streams of one search share (the generation, its embedder and vector store, the filters, one
+BM25 scoring of the query) is their `StreamContext`. The orchestration in `search.services`
+decides which run.
 
 S1 query vs the code vectors of all units    S6 query vs the header vectors of all units
 S2 generated code vs the code vectors of functions and of classes
@@ -16,12 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 
-from indexing.embedding import Embedder
-from indexing.lexical import LexicalIndex
-from indexing.models import CodeUnit
+from indexing.embedding import Embedder, query_vector
+from indexing.lexical import LexicalIndex, lexical_index_for_run
+from indexing.models import CodeUnit, IndexRun, Repository
+from indexing.selectors import active_units
 from indexing.store import VectorStore
+from search.filters import SearchFilters
 from search.ranking.structure import defines, definition_match, query_shape
 
 logger = logging.getLogger(__name__)
@@ -39,9 +44,16 @@ class StreamResult:
 
 @dataclass
 class StreamContext:
-    repository_id: int
+    """What the streams of one search share."""
+
+    repository: Repository
+    generation: IndexRun
+    # The model whose vectors answer for the generation, and its store: a query vector and the
+    # vectors it meets are always of one model.
     embedder: Embedder
     store: VectorStore
+    depth: dict[str, int]  # how many hits each stream returns
+    filters: SearchFilters = field(default_factory=SearchFilters)
     # How many raw hits to ask for per requested one: stale ids of other generations and
     # filtered-out units are dropped after the store answers.
     overfetch: int = 2
@@ -51,6 +63,23 @@ class StreamContext:
     # The kinds the query streams (S1, S6) search: every unit unless the user asked for kinds.
     # A class that encloses the answer is a right answer too, and no filter is the fast path.
     query_kinds: tuple[str, ...] = ()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    _bm25: tuple[str, np.ndarray] | None = field(default=None, repr=False)
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """The query's vector (from the process's cache of recent queries), timed."""
+        start = time.perf_counter()
+        vector = query_vector(self.embedder, text)
+        self.timings_ms.setdefault("embed", round((time.perf_counter() - start) * 1000, 2))
+        return vector
+
+    def lexical(self, text: str) -> tuple[LexicalIndex, np.ndarray]:
+        """The generation's lexical index and its BM25 scores for `text`, scored once per
+        search: S4 and the learned ranker's features read the same scores."""
+        index = lexical_index_for_run(self.generation)
+        if self._bm25 is None or self._bm25[0] != text:
+            self._bm25 = (text, index.scores(text))
+        return index, self._bm25[1]
 
 
 def _timed(name: str):
@@ -81,7 +110,7 @@ def _vector_hits(
 ) -> list[tuple[int, float]]:
     hits = ctx.store.query(
         vector,
-        repository_id=ctx.repository_id,
+        repository_id=ctx.repository.pk,
         n=n * ctx.overfetch,
         kinds=list(kinds) or None,
         field=field,
@@ -90,22 +119,27 @@ def _vector_hits(
 
 
 @_timed("S1")
-def query_stream(ctx: StreamContext, vector: np.ndarray, *, depth: int) -> list[tuple[int, float]]:
-    return _vector_hits(ctx, vector, n=depth, kinds=ctx.query_kinds)
+def code_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]]:
+    """The query against every unit's code vector."""
+    vector = ctx.query_vector(query)
+    return _vector_hits(ctx, vector, n=ctx.depth["S1"], kinds=ctx.query_kinds)
 
 
 @_timed("S6")
-def header_stream(ctx: StreamContext, vector: np.ndarray, *, depth: int) -> list[tuple[int, float]]:
-    return _vector_hits(ctx, vector, n=depth, kinds=ctx.query_kinds, field="header")
+def header_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]]:
+    """The query against every unit's header vector (kind, name words, place, signature)."""
+    vector = ctx.query_vector(query)
+    return _vector_hits(ctx, vector, n=ctx.depth["S6"], kinds=ctx.query_kinds, field="header")
 
 
 @_timed("S2")
-def generated_code_stream(ctx: StreamContext, code: str, *, depth: int) -> list[tuple[int, float]]:
+def generated_code_stream(ctx: StreamContext, code: str) -> list[tuple[int, float]]:
     """The paper's S2: generated code vs functions (top depth) and vs classes (top depth); with
     a kind filter, just the kinds asked for."""
     if not code.strip():
         return []
     vector = ctx.embedder.embed([code])[0]
+    depth = ctx.depth["S2"]
     if ctx.function_kinds != FUNCTION_KINDS:
         return _vector_hits(ctx, vector, n=depth, kinds=ctx.function_kinds)
     functions = _vector_hits(ctx, vector, n=depth, kinds=FUNCTION_KINDS)
@@ -115,35 +149,33 @@ def generated_code_stream(ctx: StreamContext, code: str, *, depth: int) -> list[
 
 @_timed("S3")
 def component_functions_stream(
-    ctx: StreamContext, components: Sequence[str], *, depth: int
+    ctx: StreamContext, components: Sequence[str]
 ) -> list[tuple[int, float]]:
     """Each generated component function contributes its best-matching real functions."""
     if not components:
         return []
-    vectors = ctx.embedder.embed(list(components))
+    depth = ctx.depth["S3"]
     best: dict[int, float] = {}
-    for vector in vectors:
+    for vector in ctx.embedder.embed(list(components)):
         for unit_id, score in _vector_hits(ctx, vector, n=depth, kinds=ctx.function_kinds)[:depth]:
             best[unit_id] = max(score, best.get(unit_id, -1.0))
     return sorted(best.items(), key=lambda hit: -hit[1])
 
 
 @_timed("S4")
-def lexical_stream(
-    index: LexicalIndex,
-    query: str,
-    *,
-    depth: int,
-    mask: np.ndarray | None = None,
-    scores: np.ndarray | None = None,
-) -> list[tuple[int, float]]:
-    return index.search(query, n=depth, mask=mask, scores=scores)
+def lexical_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]]:
+    """BM25 over identifiers, docstrings and code, within the filters."""
+    index, scores = ctx.lexical(query)
+    mask = None
+    if ctx.filters.active:
+        rows = active_units(repository=ctx.repository).values_list("pk", "path", "kind")
+        allowed = [pk for pk, path, kind in rows if ctx.filters.allows(path, kind)]
+        mask = np.isin(index.unit_ids, np.array(allowed, dtype=np.int64)).astype(np.float32)
+    return index.search(query, n=ctx.depth["S4"], mask=mask, scores=scores)
 
 
 @_timed("S7")
-def definitions_stream(
-    units: QuerySet[CodeUnit], query: str, *, depth: int
-) -> list[tuple[int, float]]:
+def definitions_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]]:
     """A name typed as the query is answered by its definition, which the vector and lexical
     streams may rank below the many units that mention it: gather the definitions by name.
     Classes first, then functions, methods and module blocks; a dotted name's exact qualname
@@ -159,7 +191,11 @@ def definitions_stream(
         # A module block's names are a short JSON list: matched as text here (a JSON
         # containment lookup is not on every database), exactly below.
         wanted |= Q(name=name) | Q(kind=CodeUnit.Kind.MODULE, defines__icontains=f'"{name}"')
-    found = units.filter(wanted).only("pk", "kind", "name", "qualname", "defines", "path")
+    found = (
+        active_units(repository=ctx.repository)
+        .filter(wanted)
+        .only("pk", "kind", "name", "qualname", "defines", "path")
+    )
 
     def match(unit: CodeUnit) -> float:
         if shape.name:
@@ -170,13 +206,13 @@ def definitions_stream(
     # Matched exactly before the cut: the text match above is case-blind.
     matches = [(score, order.get(u.kind, 3), u.pk) for u in found if (score := match(u)) > 0]
     matches.sort(key=lambda m: (-m[0], m[1], m[2]))
-    return [(pk, score) for score, _, pk in matches[:depth]]
+    return [(pk, score) for score, _, pk in matches[: ctx.depth["S7"]]]
 
 
 @_timed("S5")
-def augmented_query_stream(
-    ctx: StreamContext, augmented: str, *, depth: int
-) -> list[tuple[int, float]]:
+def augmented_query_stream(ctx: StreamContext, augmented: str) -> list[tuple[int, float]]:
+    """The agent's augmented query against functions."""
     if not augmented.strip():
         return []
-    return _vector_hits(ctx, ctx.embedder.embed([augmented])[0], n=depth, kinds=ctx.function_kinds)
+    vector = ctx.embedder.embed([augmented])[0]
+    return _vector_hits(ctx, vector, n=ctx.depth["S5"], kinds=ctx.function_kinds)

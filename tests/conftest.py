@@ -25,6 +25,10 @@ def isolated_vector_store(settings, tmp_path):
                 "collection_prefix": f"t{uuid.uuid4().hex[:12]}",
             },
         },
+        "STATIC_VECTOR_STORE": {
+            "CLASS": "indexing.segment_store.SegmentVectorStore",
+            "OPTIONS": {"path": str(tmp_path / "static-vectors")},
+        },
         "WORK_DIR": str(tmp_path / "work"),
     }
     get_vector_store.cache_clear()

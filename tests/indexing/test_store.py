@@ -2,7 +2,8 @@ import uuid
 
 import pytest
 
-from indexing.store import ChromaVectorStore
+from indexing.segment_store import SegmentVectorStore
+from indexing.store import ChromaVectorStore, VectorRecord
 from tests.contracts import VectorStoreContract
 
 
@@ -22,6 +23,30 @@ class TestChromaVectorStore(VectorStoreContract):
         # A new process would open the same directory; a second client does the same here.
         second = ChromaVectorStore(path=path, model_id="persist-test")
         assert second.count(repository_id=1) == 6
+
+
+class TestSegmentVectorStore(VectorStoreContract):
+    @pytest.fixture
+    def vector_store_backend(self, tmp_path):
+        return SegmentVectorStore(path=str(tmp_path / "segments"), model_id="contract-test")
+
+    def test_compaction_keeps_the_live_vectors_and_later_writes(self, tmp_path):
+        import numpy as np
+
+        store = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+        for i in range(40):  # one file per upsert: enough to compact
+            store.upsert([VectorRecord(str(i), 1, "function", "a.py")], np.stack([self._unit(i, 64)]))
+        store.delete(["3"], repository_id=1)
+        before = {h.vector_id for h in store.query(self._unit(5, 64), repository_id=1, n=50)}
+        store.compact(repository_id=1)
+        folder = tmp_path / "segments" / "m" / "r1" / "code"
+        assert len(list(folder.glob("*.npz"))) == 1
+        # Another process's reader sees the same vectors.
+        other = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+        assert {h.vector_id for h in other.query(self._unit(5, 64), repository_id=1, n=50)} == before
+        assert "3" not in before and other.count(repository_id=1) == 39
+        store.upsert([VectorRecord("3", 1, "function", "a.py")], np.stack([self._unit(3, 64)]))
+        assert other.query(self._unit(3, 64), repository_id=1, n=1)[0].vector_id == "3"
 
 
 def test_backends_are_built_once_under_concurrency():
@@ -110,7 +135,8 @@ class TestChromaServerVectorStore(VectorStoreContract):
 
 _OPEN_AND_WRITE = """
 import sys
-from indexing.store import ChromaVectorStore
+from indexing.segment_store import SegmentVectorStore
+from indexing.store import ChromaVectorStore, VectorRecord
 store = ChromaVectorStore(path=sys.argv[1], model_id="race-test")
 print(store.count(repository_id=1))
 """

@@ -80,6 +80,7 @@ def test_mcp_path_serves_the_tree_and_its_edits(write_repo):
         "DATABASE_URL": database_url(),
         "REPORIFT_DATA_DIR": str(Path(vector_store["path"]).parent),
         "REPORIFT_CHROMA_COLLECTION_PREFIX": vector_store["collection_prefix"],
+        "REPORIFT_STATIC_VECTORS_DIR": settings.REPORIFT["STATIC_VECTOR_STORE"]["OPTIONS"]["path"],
     }
     params = StdioServerParameters(
         command=sys.executable, args=["manage.py", "mcp", "--path", str(root)], env=env, cwd=ROOT

@@ -116,6 +116,7 @@ def test_stdio_as_a_named_user(people):
         "DATABASE_URL": database_url(),
         "REPORIFT_DATA_DIR": str(Path(vector_store["path"]).parent),
         "REPORIFT_CHROMA_COLLECTION_PREFIX": vector_store["collection_prefix"],
+        "REPORIFT_STATIC_VECTORS_DIR": settings.REPORIFT["STATIC_VECTOR_STORE"]["OPTIONS"]["path"],
     }
 
     async def as_user(name: str) -> dict:

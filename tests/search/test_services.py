@@ -1,8 +1,8 @@
 import pytest
 
-from indexing.lexical import lexical_index_for_run, tokenize
-from indexing.store import get_vector_store
+from indexing.lexical import tokenize
 from search import streams as S
+from search.retrieval import Retriever
 from search.services import SearchError, SearchFilters, is_test_path, search
 
 pytestmark = pytest.mark.django_db
@@ -35,13 +35,22 @@ def test_each_result_knows_its_streams(shop):
     assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
 
 
-def test_query_stream_alone(shop, embedder):
+def streams_of(repository, **changes) -> S.StreamContext:
+    """The streams' context of a search of `repository`, shallow as the tests ask."""
+    context = Retriever(
+        repository=repository, generation=repository.active_run, filters=SearchFilters(), k=3
+    ).streams
+    context.depth = {stream: 3 for stream in ("S1", "S2", "S3", "S4", "S5", "S6", "S7")}
+    for name, value in changes.items():
+        setattr(context, name, value)
+    return context
+
+
+def test_query_stream_alone(shop):
     from indexing.models import CodeUnit
 
-    ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=get_vector_store())
-    vector = embedder.embed(["charge a credit card"])[0]
-    for stream, name in ((S.query_stream, "S1"), (S.header_stream, "S6")):
-        result = stream(ctx, vector, depth=3)
+    for stream, name in ((S.code_stream, "S1"), (S.header_stream, "S6")):
+        result = stream(streams_of(shop), "charge a credit card")
         assert result.name == name and not result.error and result.latency_ms > 0
         scores = [score for _, score in result.hits]
         assert scores == sorted(scores, reverse=True) and len(scores) >= 3
@@ -49,12 +58,11 @@ def test_query_stream_alone(shop, embedder):
 
 
 def test_lexical_stream_alone(shop):
-    index = lexical_index_for_run(shop.active_run)
-    result = S.lexical_stream(index, "csv line", depth=3)
     from indexing.models import CodeUnit
 
+    result = S.lexical_stream(streams_of(shop), "csv line")
     assert CodeUnit.objects.get(pk=result.hits[0][0]).qualname == "parse_csv_line"
-    assert S.lexical_stream(index, "the of and", depth=3).hits == []  # only stopwords
+    assert S.lexical_stream(streams_of(shop), "the of and").hits == []  # only stopwords
 
 
 def test_tokenizer_splits_identifiers():
@@ -70,29 +78,29 @@ def test_tokenizer_splits_identifiers():
     ]
 
 
-def test_generated_code_and_component_streams(shop, embedder):
-    ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=get_vector_store())
+def test_generated_code_and_component_streams(shop):
     code = "def make_slug(title):\n    return '-'.join(title.lower().split())"
-    s2 = S.generated_code_stream(ctx, code, depth=3)
+    s2 = S.generated_code_stream(streams_of(shop), code)
     from indexing.models import CodeUnit
 
     assert CodeUnit.objects.get(pk=s2.hits[0][0]).qualname == "slugify_title"
     kinds = {CodeUnit.objects.get(pk=u).kind for u, _ in s2.hits}
     assert "class" in kinds  # classes are searched too
-    s3 = S.component_functions_stream(ctx, [code, "def charge_card(amount): ..."], depth=1)
+    s3 = S.component_functions_stream(
+        streams_of(shop, depth={"S3": 1}), [code, "def charge_card(amount): ..."]
+    )
     assert {CodeUnit.objects.get(pk=u).qualname for u, _ in s3.hits} == {
         "slugify_title",
         "PaymentGateway.charge",
     }
 
 
-def test_a_broken_stream_reports_instead_of_raising(shop, embedder):
+def test_a_broken_stream_reports_instead_of_raising(shop):
     class BrokenStore:
         def query(self, *args, **kwargs):
             raise ConnectionError("store down")
 
-    ctx = S.StreamContext(repository_id=shop.pk, embedder=embedder, store=BrokenStore())
-    result = S.query_stream(ctx, embedder.embed(["anything"])[0], depth=3)
+    result = S.code_stream(streams_of(shop, store=BrokenStore()), "anything")
     assert result.hits == [] and "store down" in result.error
 
 

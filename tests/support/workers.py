@@ -108,7 +108,15 @@ def celery_workers(settings_fixture, tmp_path: Path, count: int, extra_env: dict
             # Where the worker's settings put its embedded Chroma.
             "OPTIONS": {"path": str(worker_data / "chroma"), "collection_prefix": prefix},
         },
+        "STATIC_VECTOR_STORE": {
+            "CLASS": "indexing.segment_store.SegmentVectorStore",
+            "OPTIONS": {"path": str(worker_data / "static-vectors")},
+        },
     }
+    # The models the session prepared (ONNX graphs, the static table) serve the workers too.
+    worker_data.mkdir(parents=True, exist_ok=True)
+    if (settings_fixture.DATA_DIR / "models").is_dir():
+        (worker_data / "models").symlink_to(settings_fixture.DATA_DIR / "models")
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "reporift.settings",
