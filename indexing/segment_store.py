@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexing.store import FIELDS, VectorHit, VectorRecord, check_field
+from indexing.store import FIELDS, VectorHit, VectorRecord, check_field, rows_by_repository
 from reporift.locks import file_lock
 
 _COMPACT_AT = 32  # files per folder before a compaction is worth it
@@ -59,12 +59,7 @@ class SegmentVectorStore:
     def upsert(
         self, records: Sequence[VectorRecord], vectors: np.ndarray, *, field: str = "code"
     ) -> None:
-        if len(records) != len(vectors):
-            raise ValueError(f"{len(records)} records but {len(vectors)} vectors")
-        by_repository: dict[int, list[int]] = {}
-        for row, record in enumerate(records):
-            by_repository.setdefault(record.repository_id, []).append(row)
-        for repository_id, rows in by_repository.items():
+        for repository_id, rows in rows_by_repository(records, vectors).items():
             _write(
                 self._folder(repository_id, field),
                 "seg.npz",

@@ -78,6 +78,18 @@ class VectorStoreUnavailable(RuntimeError):
     """The store cannot be reached (a Chroma server down, a corrupt data dir)."""
 
 
+def rows_by_repository(
+    records: Sequence[VectorRecord], vectors: np.ndarray
+) -> dict[int, list[int]]:
+    """An upsert's rows, grouped by repository (each store keeps repositories apart)."""
+    if len(records) != len(vectors):
+        raise ValueError(f"{len(records)} records but {len(vectors)} vectors")
+    by_repository: dict[int, list[int]] = {}
+    for row, record in enumerate(records):
+        by_repository.setdefault(record.repository_id, []).append(row)
+    return by_repository
+
+
 def check_field(field: str) -> None:
     if field not in FIELDS:
         raise ValueError(f"unknown vector field {field!r}; choose from {', '.join(FIELDS)}")
@@ -171,12 +183,7 @@ class ChromaVectorStore:
     def upsert(
         self, records: Sequence[VectorRecord], vectors: np.ndarray, *, field: str = "code"
     ) -> None:
-        if len(records) != len(vectors):
-            raise ValueError(f"{len(records)} records but {len(vectors)} vectors")
-        by_repository: dict[int, list[int]] = {}
-        for row, record in enumerate(records):
-            by_repository.setdefault(record.repository_id, []).append(row)
-        for repository_id, rows in by_repository.items():
+        for repository_id, rows in rows_by_repository(records, vectors).items():
             collection = self._collection(repository_id, field, create=True)
             for start in range(0, len(rows), self._BATCH):
                 chunk = rows[start : start + self._BATCH]

@@ -35,7 +35,9 @@ class TestSegmentVectorStore(VectorStoreContract):
 
         store = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
         for i in range(40):  # one file per upsert: enough to compact
-            store.upsert([VectorRecord(str(i), 1, "function", "a.py")], np.stack([self._unit(i, 64)]))
+            store.upsert(
+                [VectorRecord(str(i), 1, "function", "a.py")], np.stack([self._unit(i, 64)])
+            )
         store.delete(["3"], repository_id=1)
         before = {h.vector_id for h in store.query(self._unit(5, 64), repository_id=1, n=50)}
         store.compact(repository_id=1)
@@ -43,7 +45,9 @@ class TestSegmentVectorStore(VectorStoreContract):
         assert len(list(folder.glob("*.npz"))) == 1
         # Another process's reader sees the same vectors.
         other = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
-        assert {h.vector_id for h in other.query(self._unit(5, 64), repository_id=1, n=50)} == before
+        assert {
+            h.vector_id for h in other.query(self._unit(5, 64), repository_id=1, n=50)
+        } == before
         assert "3" not in before and other.count(repository_id=1) == 39
         store.upsert([VectorRecord("3", 1, "function", "a.py")], np.stack([self._unit(3, 64)]))
         assert other.query(self._unit(3, 64), repository_id=1, n=1)[0].vector_id == "3"

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 import sys
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -18,7 +16,7 @@ from mcp.client.stdio import stdio_client
 from indexing.models import Repository
 from indexing.working_tree import fingerprint, refresh, working_tree_repository
 from tests.conftest import SAMPLE_FILES
-from tests.support.workers import database_url
+from tests.support.workers import manage_env
 
 ROOT = Path(__file__).resolve().parents[2]
 INVOICE = '''
@@ -73,15 +71,7 @@ def test_mcp_path_serves_the_tree_and_its_edits(write_repo):
     root = write_repo(SAMPLE_FILES)
     other = write_repo(SAMPLE_FILES)
     working_tree_repository(path=other)  # another tree: not reachable from this server
-    vector_store = settings.REPORIFT["VECTOR_STORE"]["OPTIONS"]
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "reporift.settings",
-        "DATABASE_URL": database_url(),
-        "REPORIFT_DATA_DIR": str(Path(vector_store["path"]).parent),
-        "REPORIFT_CHROMA_COLLECTION_PREFIX": vector_store["collection_prefix"],
-        "REPORIFT_STATIC_VECTORS_DIR": settings.REPORIFT["STATIC_VECTOR_STORE"]["OPTIONS"]["path"],
-    }
+    env = manage_env()
     params = StdioServerParameters(
         command=sys.executable, args=["manage.py", "mcp", "--path", str(root)], env=env, cwd=ROOT
     )

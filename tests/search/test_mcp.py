@@ -4,7 +4,6 @@ and over streamable HTTP at `/mcp` of the WSGI app (a real HTTP server), with AP
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import threading
 from contextlib import contextmanager
@@ -14,7 +13,6 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import httpx
 import pytest
-from django.conf import settings
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -22,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from accounts.services import api_token_create, api_token_revoke
 from indexing.services import index_run_execute, index_run_start, repository_create
 from tests.conftest import SAMPLE_FILES
-from tests.support.workers import database_url
+from tests.support.workers import manage_env
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,15 +107,7 @@ def check_answers(answers: dict, *, sees_secret: bool) -> None:
 
 
 def test_stdio_as_a_named_user(people):
-    vector_store = settings.REPORIFT["VECTOR_STORE"]["OPTIONS"]
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "reporift.settings",
-        "DATABASE_URL": database_url(),
-        "REPORIFT_DATA_DIR": str(Path(vector_store["path"]).parent),
-        "REPORIFT_CHROMA_COLLECTION_PREFIX": vector_store["collection_prefix"],
-        "REPORIFT_STATIC_VECTORS_DIR": settings.REPORIFT["STATIC_VECTOR_STORE"]["OPTIONS"]["path"],
-    }
+    env = manage_env()
 
     async def as_user(name: str) -> dict:
         params = StdioServerParameters(

@@ -165,3 +165,19 @@ def wait_for(
         time.sleep(0.2)
     log = worker.output() if worker else ""
     raise AssertionError(f"run {run.pk} is {run.status}/{run.phase} after {timeout}s\n{log}")
+
+
+def manage_env() -> dict[str, str]:
+    """The environment of a `manage.py` subprocess that shares this test's database, vector
+    collections and static vectors."""
+    from django.conf import settings
+
+    vector_store = settings.REPORIFT["VECTOR_STORE"]["OPTIONS"]
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "reporift.settings",
+        "DATABASE_URL": database_url(),
+        "REPORIFT_DATA_DIR": str(Path(vector_store["path"]).parent),
+        "REPORIFT_CHROMA_COLLECTION_PREFIX": vector_store["collection_prefix"],
+        "REPORIFT_STATIC_VECTORS_DIR": settings.REPORIFT["STATIC_VECTOR_STORE"]["OPTIONS"]["path"],
+    }
