@@ -8,7 +8,8 @@ checkout any module the measured one lacks (a module loaded from here fails the 
 
 1. load (`load_s`, not part of what follows): the transformer embedder, warmed with one text; the
    static tier's table where the checkout has `indexing.static_tier` (a fresh data dir distils it,
-   as a new install would); the vector store opened. A server has these loaded before anyone
+   as a new install would, unless `--models` names prepared ones); the vector store opened; the
+   learned ranker loaded. A server has these loaded before anyone
    adds a repository.
 2. t0; the repository is created and indexed as the `index_repo` command does it (a run started
    without a broker and executed in this process); then fast mode is asked "parse the
@@ -68,7 +69,9 @@ OFFLINE = {
 # --- in the product's process (the --project checkout) ------------------------------------
 
 
-def product_child(tree: Path, out: Path, query: str, timeout_s: float) -> None:
+def product_child(
+    tree: Path, out: Path, query: str, timeout_s: float, full_max_units: int = 0
+) -> None:
     import django
 
     django.setup()
@@ -91,6 +94,9 @@ def product_child(tree: Path, out: Path, query: str, timeout_s: float) -> None:
 
         static = get_static_embedder()
     get_vector_store()
+    from search.ranking.model import get_ranker
+
+    get_ranker()  # a server's warm-up loads it (search.warmup)
     load_s = time.perf_counter() - started
 
     t0 = time.perf_counter()
@@ -143,7 +149,10 @@ def product_child(tree: Path, out: Path, query: str, timeout_s: float) -> None:
         "full_status_field": None,
     }
     field = next((f for f in STATUS_FIELDS if hasattr(active, f)), None)
-    row["time_to_full_s"] = row["time_to_first_answer_s"]
+    if full_max_units and units > full_max_units:
+        field = None  # not waited for: time_to_full_s stays unknown
+        row["time_to_full_s"] = None
+    row.setdefault("time_to_full_s", row["time_to_first_answer_s"])
     if field is not None:
         # Phase 2 may run in a thread of this process: every read goes to the database.
         while getattr(active, field) in UNFINISHED and time.perf_counter() - t0 < timeout_s:
@@ -241,7 +250,7 @@ def measure_product(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
         (data / "models").symlink_to(Path(args.models).resolve(), target_is_directory=True)
     result = data / "result.json"
     command = [str(args.python), str(Path(__file__).resolve()), "_product", str(tree)]
-    command += [str(result), args.query, str(args.timeout)]
+    command += [str(result), args.query, str(args.timeout), str(args.full_max_units)]
     try:
         subprocess.run(command, cwd=args.project, env=env, check=True, timeout=args.timeout * 2)
         return json.loads(result.read_text())
@@ -283,6 +292,29 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def section(new: dict[str, Any], before: dict[str, Any]) -> str:
+    """Markdown: per tree, this pipeline's time to first answer and to full quality, the
+    pipeline of `before` on the same trees, and semble's index build where it ran."""
+    old = {Path(row["tree"]).name: row for row in before["trees"]}
+    lines = [
+        f"Machine: {new['machine']}, {new['date'][:10]}. Commands: `{new['command']}` and "
+        f"`{before['command']}` (today's pipeline, commit {before['project']['commit'][:10]}).",
+        "",
+        "| tree | units | first answer (s) | all phases (s) | before (s) | semble index (s) "
+        "| first query (ms) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in new["trees"]:
+        name = Path(row["tree"]).name
+        previous = old.get(name, {}).get("time_to_first_answer_s", "-")
+        lines.append(
+            f"| {name} | {row['units']:,} | {row['time_to_first_answer_s']} | "
+            f"{row['time_to_full_s']} | {previous} | {row.get('semble_index_s', '-')} | "
+            f"{row['first_query_ms']} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_product"]:
@@ -296,11 +328,18 @@ def main(argv: list[str] | None = None) -> int:
             f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable_")
         ]
         tree, out, query, timeout = argv[1:5]
-        product_child(Path(tree), Path(out), query, float(timeout))
+        full_max = int(argv[5]) if len(argv) > 5 else 0
+        product_child(Path(tree), Path(out), query, float(timeout), full_max)
         return 0
     if argv[:1] == ["_semble"]:
         tree, model, out, query = argv[1:5]
         semble_child(Path(tree), Path(model), Path(out), query)
+        return 0
+    if argv[:1] == ["section"]:  # section NEW.json BEFORE.json: the table in BENCHMARKS.md
+        from benchmarks.common import write_section
+
+        new, before = (json.loads(Path(p).read_text()) for p in argv[1:3])
+        write_section("time-to-first-answer", section(new, before))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", required=True, help="folders to index, comma-separated")
@@ -311,6 +350,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semble-model", type=Path, help="a model2vec folder for semble")
     parser.add_argument(
         "--models", help="a prepared models folder (ONNX graphs, static table) for every data dir"
+    )
+    parser.add_argument(
+        "--full-max-units",
+        type=int,
+        default=0,
+        help="do not wait for phase 2 of trees with more units than this (0: always wait)",
     )
     parser.add_argument("--query", default=QUERY)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds, per wait")

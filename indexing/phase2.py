@@ -8,8 +8,9 @@ collections, so no stream ever compares vectors of two models. Each file version
 models it has vectors of (`FileVersion.embedded`), which makes phase 2 incremental like phase 1:
 a version carried over from a generation that finished its phase 2 is not embedded again.
 
-Small changes skip the wait: when few units lack transformer vectors, `plan` embeds them
-before the switch and the generation answers with the transformer at once.
+Small changes to a repository that the transformer already serves skip phase 1's answers: when
+few units lack transformer vectors, `plan` embeds them before the switch and the generation
+answers with the transformer at once (the search quality never steps back for an edit).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def plan(run: IndexRun) -> None:
             phase2_status=Phase2.SKIPPED,
             phase2_error=f"{total} units, over REPORIFT_PHASE2_MAX_UNITS={limit}",
         )
-    elif count <= settings.REPORIFT["PHASE2_INLINE_UNITS"]:
+    elif count <= settings.REPORIFT["PHASE2_INLINE_UNITS"] and _transformer_serves(run):
         _embed_versions(run, lacking)
         save_run(
             run,
@@ -58,6 +59,13 @@ def plan(run: IndexRun) -> None:
         )
     else:
         save_run(run, phase2_status=Phase2.PENDING, phase2_units_total=count)
+
+
+def _transformer_serves(run: IndexRun) -> bool:
+    """Whether the generation being replaced answers with the transformer: only then is a small
+    change worth a wait before the switch (a first index answers with phase 1 at once)."""
+    previous = run.repository.active_run
+    return previous is not None and previous.embedder_model == run.phase2_model
 
 
 def versions_lacking(run: IndexRun, model_id: str) -> list[int]:

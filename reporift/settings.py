@@ -245,9 +245,10 @@ REPORIFT = {
     "STATIC_TIER": env_bool("REPORIFT_STATIC_TIER", True),
     # Repositories with more units than this stop at phase 1 (0: no limit).
     "PHASE2_MAX_UNITS": env_int("REPORIFT_PHASE2_MAX_UNITS", 0),
-    # A run with at most this many units to embed under the transformer does it before its
-    # switch: a small incremental change never answers with the weaker static vectors.
-    "PHASE2_INLINE_UNITS": env_int("REPORIFT_PHASE2_INLINE_UNITS", 300),
+    # A run of a repository the transformer serves, with at most this many units to embed
+    # under it, does so before its switch (about 3 s on 2 cores): an edit never steps back to
+    # the static vectors' answers.
+    "PHASE2_INLINE_UNITS": env_int("REPORIFT_PHASE2_INLINE_UNITS", 100),
     # Where the static tier's vectors live: numpy segment files in the data dir (fast to write,
     # searched exactly), or the vector store above when Chroma is a server that workers on other
     # machines share (indexing.segment_store says why).

@@ -80,11 +80,16 @@ def test_phase2_is_incremental(deferred, write_repo):
     assert found.index_phase == 2 and found.results[0].unit.qualname == "shout"
 
 
-def test_small_runs_embed_the_transformer_before_the_switch(write_repo):
-    repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
-    run = index(repository)  # 7 units: under PHASE2_INLINE_UNITS
-    assert run.phase2_status == IndexRun.Phase2.DONE
-    assert run.embedder_model == get_embedder().model_id
+def test_small_changes_embed_the_transformer_before_the_switch(write_repo):
+    root = write_repo(SAMPLE_FILES)
+    repository = repository_create(name="shop", source=str(root))
+    first = index(repository)  # a first index answers with phase 1 at once, however small
+    assert first.phase2_status == IndexRun.Phase2.PENDING
+    phase2_execute(run_id=first.pk)
+    (root / "shop" / "text.py").write_text(SAMPLE_FILES["shop/text.py"] + "\nLIMIT = 3\n")
+    second = index(repository)  # an edit of a repository the transformer serves: no step back
+    assert second.phase2_status == IndexRun.Phase2.DONE
+    assert second.embedder_model == get_embedder().model_id
     assert search(repository=repository, query="slugify a title").index_phase == 2
 
 
