@@ -9,8 +9,8 @@ PORT ?= 8000
 # The demo repository: the source of a third-party package that the install itself brings.
 DEMO_PACKAGE ?= requests
 
-.PHONY: setup run demo browser sandbox test test-fast lint bench bench-scale clean lock models-large \
-	train-ranker train-embedder cosqa-data
+.PHONY: setup run demo browser sandbox test test-fast lint bench bench-scale bench-first-answer clean lock \
+	models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash; the project itself is installed on
@@ -95,6 +95,24 @@ bench: setup
 	$(PY) -m benchmarks.run
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
+# From adding a repository to its first answer (docs/BENCHMARKS.md, "Searchable in seconds"):
+# this checkout against BASELINE (a commit of the pipeline before two-phase indexing) in the
+# same run, on installed packages; semble beside them with
+# SEMBLE="--semble-python /path/to/venv/bin/python --semble-model /path/to/model2vec-folder".
+BASELINE ?= afd130d
+TTA_PACKAGES ?= aiohttp click httpx pydantic requests starlette
+SEMBLE ?=
+bench-first-answer: setup
+	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"
+	rm -rf var/benchmarks/baseline-tree && git worktree prune
+	git worktree add --detach var/benchmarks/baseline-tree $(BASELINE)
+	$(PY) -m benchmarks.time_to_answer --models var/models --out var/benchmarks/tta-new.json \
+		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" $(SEMBLE)
+	$(PY) -m benchmarks.time_to_answer --models var/models --out var/benchmarks/tta-before.json \
+		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" \
+		--project var/benchmarks/baseline-tree
+	$(PY) -m benchmarks.time_to_answer section var/benchmarks/tta-new.json var/benchmarks/tta-before.json
+
 bench-scale: setup
 	$(PY) -m benchmarks.scale
 

@@ -335,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         tree, model, out, query = argv[1:5]
         semble_child(Path(tree), Path(model), Path(out), query)
         return 0
+    if argv[:1] == ["trees"]:  # trees PACKAGE...: their installed folders, comma-separated
+        from search.evaluation.questions import package_root
+
+        print(",".join(str(package_root(name)) for name in argv[1:]))
+        return 0
     if argv[:1] == ["section"]:  # section NEW.json BEFORE.json: the table in BENCHMARKS.md
         from benchmarks.common import write_section
 

@@ -104,3 +104,18 @@ def test_a_deployment_may_stop_at_phase1(settings, write_repo):
     assert any("phase 2 did not run" in n for n in response.notices)
     assert response.results[0].unit.qualname == "parse_csv_line"
     assert get_vector_store().count(repository_id=repository.pk) == 0
+
+
+def test_the_page_api_and_run_say_which_phase_answers(deferred, write_repo, client):
+    repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
+    run = index(repository)
+    found = client.get("/api/search", {"repo": "shop", "q": "charge a credit card"}).json()
+    assert found["index_phase"] == 1 and any("phase 1" in n for n in found["notices"])
+    status = client.get("/api/repos/shop/run").json()
+    assert status["answering_phase"] == 1 and status["phase2_status"] == "pending"
+    assert "phase 1 answers" in client.get("/").content.decode()
+    phase2_execute(run_id=run.pk)
+    assert client.get("/api/search", {"repo": "shop", "q": "charge"}).json()["index_phase"] == 2
+    status = client.get("/api/repos/shop/run").json()
+    assert status["answering_phase"] == 2 and status["phase2_status"] == "done"
+    assert "phase 1 answers" not in client.get("/").content.decode()
