@@ -33,7 +33,7 @@ from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
 from indexing.parsing import PARSER_VERSION
 from indexing.sources import Source, iter_python_files
-from indexing.static_tier import get_static_embedder, phase1_embedder
+from indexing.static_tier import get_static_embedder, phase1_embedder, static_model_id
 from indexing.store import VectorStoreUnavailable, drop_model_vectors, get_vector_store
 from indexing.unit_vectors import forget_embedded
 from reporift.memory import release_free_heap
@@ -218,8 +218,11 @@ def _compact_static_vectors(repository_id: int) -> None:
 
 def _drop_other_models(run: IndexRun, previous: IndexRun) -> None:
     """Vectors of models this generation does not use (an upgraded transformer, its static
-    tier) go, and so does the record that versions have them."""
+    tier) go, and so does the record that versions have them. The phase-1 model of this run's
+    transformer stays, after its phase 2 too: the next run's phase 1 reuses its vectors."""
     kept = {run.embedder_model, run.phase2_model, ""}
+    if run.phase2_model:
+        kept.add(static_model_id(run.phase2_model))
     others = {previous.embedder_model, previous.phase2_model}
     for embedded in FileVersion.objects.filter(runs=run).values_list("embedded", flat=True):
         others.update(embedded)

@@ -76,6 +76,10 @@ def test_phase2_is_incremental(deferred, write_repo):
     assert phase2_execute(run_id=second.pk) == IndexRun.Phase2.DONE
     units = active_units(repository=repository).count()
     assert get_vector_store().count(repository_id=repository.pk) == units
+    # Phase 1's vectors stay for the next run: the unchanged files were not embedded again.
+    static = get_static_embedder().model_id
+    assert get_vector_store(static).count(repository_id=repository.pk) == units
+    assert second.units_to_embed == changed
     found = search(repository=repository, query="make text upper case")
     assert found.index_phase == 2 and found.results[0].unit.qualname == "shout"
 
