@@ -182,6 +182,9 @@ def product_child(
     if strays:
         raise SystemExit(f"modules loaded from {ROOT}, not the measured {project}: {strays}")
     out.write_text(json.dumps(row))
+    # A phase 2 not waited for is still embedding in a thread: leave without tearing down the
+    # interpreter under it (onnxruntime aborts the process when it is torn down mid-run).
+    os._exit(0)
 
 
 # --- in semble's environment -----------------------------------------------------------------
@@ -229,6 +232,9 @@ def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
         "semble_top": f"{top.file_path}:{top.start_line}-{top.end_line}" if top else None,
     }
     out.write_text(json.dumps(row))
+    # A phase 2 not waited for is still embedding in a thread: leave without tearing down the
+    # interpreter under it (onnxruntime aborts the process when it is torn down mid-run).
+    os._exit(0)
 
 
 # --- the driver ----------------------------------------------------------------------------
