@@ -303,7 +303,7 @@ def section(new: dict[str, Any], before: dict[str, Any]) -> str:
     pipeline of `before` on the same trees, and semble's index build where it ran."""
     old = {Path(row["tree"]).name: row for row in before["trees"]}
     lines = [
-        f"Machine: {new['machine']}, {new['date'][:10]}. Commands: `{new['command']}` and "
+        f"Machine: {new['machine']}. Commands: `{new['command']}` and "
         f"`{before['command']}` (today's pipeline, commit {before['project']['commit'][:10]}).",
         "",
         "| tree | units | first answer (s) | all phases (s) | before (s) | semble index (s) "
@@ -315,7 +315,8 @@ def section(new: dict[str, Any], before: dict[str, Any]) -> str:
         previous = old.get(name, {}).get("time_to_first_answer_s", "-")
         lines.append(
             f"| {name} | {row['units']:,} | {row['time_to_first_answer_s']} | "
-            f"{row['time_to_full_s']} | {previous} | {row.get('semble_index_s', '-')} | "
+            f"{row['time_to_full_s'] or 'not waited for'} | {previous} | "
+            f"{row.get('semble_index_s', '-')} | "
             f"{row['first_query_ms']} |"
         )
     return "\n".join(lines)
