@@ -19,14 +19,14 @@ from search.evaluation.metrics import percentile
 
 
 def timed(repository, *, rounds: int, cached: bool, phase: int | None) -> dict:
-    from indexing.embedding import _QUERY_VECTORS
+    from indexing.embedding import query_vector
     from search.services import search
 
     times, stages = [], {}
     for _ in range(rounds):
         for query in QUERIES:
             if not cached:
-                _QUERY_VECTORS.clear()
+                query_vector.cache_clear()
             start = time.perf_counter()
             response = search(repository=repository, query=query, k=10, phase=phase)
             times.append((time.perf_counter() - start) * 1000)

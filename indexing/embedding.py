@@ -7,10 +7,10 @@ downloaded. The int8 graph keeps the fp32 model's ranking while needing no torch
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -259,26 +259,13 @@ class OpenAIEmbedder:
         return out
 
 
-_QUERY_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-_QUERY_VECTORS_SIZE = 512
-_query_vectors_lock = threading.Lock()
-
-
+@functools.lru_cache(maxsize=512)
 def query_vector(embedder: Embedder, text: str) -> np.ndarray:
     """`embedder`'s vector of a query, from a per-process cache of recent queries: the same
     query asked again (paging, a filter changed, an agent retrying, the ranker's features)
-    skips the 5 to 15 ms a transformer takes for it."""
-    key = (embedder.model_id, text)
-    with _query_vectors_lock:
-        if key in _QUERY_VECTORS:
-            _QUERY_VECTORS.move_to_end(key)
-            return _QUERY_VECTORS[key]
+    skips the 5 to 15 ms a transformer takes for it. Read-only: requests share it."""
     vector = embedder.embed([text])[0]
-    vector.setflags(write=False)  # shared between requests
-    with _query_vectors_lock:
-        _QUERY_VECTORS[key] = vector
-        if len(_QUERY_VECTORS) > _QUERY_VECTORS_SIZE:
-            _QUERY_VECTORS.popitem(last=False)
+    vector.setflags(write=False)
     return vector
 
 

@@ -9,19 +9,22 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexRun, Repository
-from indexing.store import get_vector_store
+from indexing.store import VectorStore, get_vector_store
 
 
 def delete_units(queryset: QuerySet[CodeUnit]) -> int:
     """Units and their vectors under every model (vectors first: see the module docstring)."""
-    by_store: dict[tuple[str, int], list[str]] = {}
+    stores: dict[int, VectorStore] = {}
+    ids: dict[tuple[int, int], list[str]] = {}  # (store, repository) -> vector ids
     rows = queryset.values_list("pk", "repository_id", "file_version__embedded")
     for pk, repository_id, embedded in rows:
         # The serving model too: versions indexed before models were recorded have its vectors.
-        for model_id in {*embedded, ""}:
-            by_store.setdefault((model_id, repository_id), []).append(str(pk))
-    for (model_id, repository_id), ids in by_store.items():
-        get_vector_store(model_id or None).delete(ids, repository_id=repository_id)
+        for model_id in {*embedded, None}:
+            store = get_vector_store(model_id)
+            stores[id(store)] = store
+            ids.setdefault((id(store), repository_id), []).append(str(pk))
+    for (store_key, repository_id), vector_ids in ids.items():
+        stores[store_key].delete(list(dict.fromkeys(vector_ids)), repository_id=repository_id)
     return queryset.delete()[0]
 
 

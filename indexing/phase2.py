@@ -47,7 +47,9 @@ def plan(run: IndexRun) -> None:
             phase2_status=Phase2.SKIPPED,
             phase2_error=f"{total} units, over REPORIFT_PHASE2_MAX_UNITS={limit}",
         )
-    elif count <= settings.REPORIFT["PHASE2_INLINE_UNITS"] and _transformer_serves(run):
+    elif count == 0 or (
+        count <= settings.REPORIFT["PHASE2_INLINE_UNITS"] and _transformer_serves(run)
+    ):
         _embed_versions(run, lacking)
         save_run(
             run,
@@ -73,6 +75,15 @@ def versions_lacking(run: IndexRun, model_id: str) -> list[int]:
     containment lookup)."""
     rows = FileVersion.objects.filter(runs=run).values_list("pk", "embedded")
     return sorted(pk for pk, embedded in rows if model_id not in embedded)
+
+
+def waiting(run: IndexRun) -> bool:
+    """Whether the run's phase 2 waits for a worker: pending, or running on one that stopped
+    reporting (a process killed mid-way)."""
+    if run.phase2_status == Phase2.PENDING:
+        return True
+    stale = run.heartbeat_at is not None and run.heartbeat_at < timezone.now() - lease()
+    return run.phase2_status == Phase2.RUNNING and stale
 
 
 def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = None) -> str:
@@ -105,13 +116,12 @@ def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = Non
             if on_progress is not None:
                 run.refresh_from_db()
                 on_progress(run)
-        with transaction.atomic():
-            save_run(
-                run,
-                embedder_model=run.phase2_model,
-                phase2_status=Phase2.DONE,
-                phase2_finished_at=timezone.now(),
-            )
+        save_run(
+            run,
+            embedder_model=run.phase2_model,
+            phase2_status=Phase2.DONE,
+            phase2_finished_at=timezone.now(),
+        )
     except Exception as exc:  # the static vectors keep answering; the next run tries again
         logger.exception("phase 2 of run %s failed", run_id)
         save_run(run, phase2_status=Phase2.FAILED, phase2_error=f"{type(exc).__name__}: {exc}")

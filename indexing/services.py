@@ -170,21 +170,23 @@ def index_run_start(*, repository: Repository, enqueue: bool = True) -> IndexRun
 def _enqueue(run_id: int) -> None:
     from indexing.tasks import index_run_task
 
+    _send(index_run_task, run_id)
+
+
+def _send(task, run_id: int) -> None:
+    """`task` for a run: to the broker, or without one beside the caller instead of inside it,
+    so a page answers at once and shows progress (a CLI caller executes the run itself)."""
     if settings.CELERY_TASK_ALWAYS_EAGER and settings.REPORIFT["EAGER_IN_THREAD"]:
-        # No broker: run beside the web request instead of inside it, so the page answers at
-        # once and shows progress. (A CLI caller executes the run itself.)
         threading.Thread(
-            target=_run_eagerly, args=(run_id,), name=f"index-run-{run_id}", daemon=True
+            target=_apply_eagerly, args=(task, run_id), name=f"{task.name}-{run_id}", daemon=True
         ).start()
     else:
-        index_run_task.delay(run_id)
+        task.delay(run_id)
 
 
-def _run_eagerly(run_id: int) -> None:
-    from indexing.tasks import index_run_task
-
+def _apply_eagerly(task, run_id: int) -> None:
     try:
-        index_run_task.apply(args=(run_id,))
+        task.apply(args=(run_id,))
     finally:
         connections.close_all()
 
@@ -315,19 +317,7 @@ def phase2_start(*, run: IndexRun) -> None:
     """Queue a published run's phase 2: on a worker, or beside the caller without a broker."""
     from indexing.tasks import phase2_task
 
-    if settings.CELERY_TASK_ALWAYS_EAGER and settings.REPORIFT["EAGER_IN_THREAD"]:
-        threading.Thread(
-            target=_phase2_eagerly, args=(run.pk,), name=f"phase2-{run.pk}", daemon=True
-        ).start()
-    else:
-        phase2_task.delay(run.pk)
-
-
-def _phase2_eagerly(run_id: int) -> None:
-    try:
-        phase2_execute(run_id=run_id)
-    finally:
-        connections.close_all()
+    _send(phase2_task, run.pk)
 
 
 def run_fail(*, run: IndexRun, error: str) -> None:

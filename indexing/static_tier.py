@@ -10,14 +10,13 @@ frequency. We write it here, in numpy over our own ONNX graph, instead of callin
 mean of rows, which needs no library either. On the 2-core machine it takes about 20 s, once per
 data dir and transformer.
 
-The table is written into the data dir beside a manifest that names its sha256; a table whose
-bytes are not the manifest's is refused (`StaticTableRefused`), and indexing then runs in one
-phase, as before the tier existed.
+The table is written into the data dir as the ONNX graphs are (`reporift.model_files.built_file`):
+its sha256 recorded beside it and checked at each process's first use, so an altered table is
+never served; when none can be built, indexing runs in one phase, as before the tier existed.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -28,8 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from indexing.embedding import EmbedderUnavailable, ProgressCallback, get_embedder
-from reporift.locks import file_lock
-from reporift.model_files import file_sha256
+from reporift.model_files import ModelFileError, built_file
 
 logger = logging.getLogger(__name__)
 
@@ -40,10 +38,6 @@ SIF = 1e-4
 _UNUSED = re.compile(r"\[unused\d+\]")
 _BATCH = 512
 _MAX_CHARS = 6000
-
-
-class StaticTableRefused(RuntimeError):
-    """The table on disk is not the one its manifest names (altered or half written)."""
 
 
 class Distillable(Protocol):
@@ -140,65 +134,41 @@ def static_model_id(source_model_id: str) -> str:
     return f"{STATIC_PREFIX}{source_model_id}-{RECIPE}"
 
 
-def table_paths(models_dir: Path, model_id: str) -> tuple[Path, Path]:
+def table_file(models_dir: Path, model_id: str) -> Path:
     stem = "".join(c if c.isalnum() or c in "-." else "-" for c in model_id)
-    return models_dir / f"{stem}.npy", models_dir / f"{stem}.json"
+    return models_dir / f"{stem}.npy"
 
 
 def load_or_build(source: Distillable, models_dir: Path) -> StaticEmbedder:
-    """The static embedder of `source`, its table distilled into `models_dir` on first use
-    (under a lock: two workers starting together build it once)."""
+    """The static embedder of `source`, its table distilled into `models_dir` on first use.
+    `reporift.model_files.built_file` does the rest, as for the ONNX graphs: one build under a
+    lock, its sha256 recorded beside it and checked at each process's first use; an altered
+    table is never served, it is distilled again."""
     model_id = static_model_id(source.model_id)
-    table_file, manifest_file = table_paths(models_dir, model_id)
-    models_dir.mkdir(parents=True, exist_ok=True)
-    with file_lock(models_dir / ".static-table.lock"):
-        if not manifest_file.is_file():
-            _build(source, table_file, manifest_file, model_id)
-    return StaticEmbedder(
-        table=_checked_table(table_file, manifest_file),
-        tokenizer_file=source.tokenizer_file,
-        model_id=model_id,
+
+    def build(partial: Path) -> None:
+        logger.info("distilling the static table of %s", source.model_id)
+        with open(partial, "wb") as out:
+            np.save(out, distil(source))
+
+    table = built_file(
+        table_file(models_dir, model_id),
+        build,
+        recipe={"source_model_id": source.model_id, "recipe": RECIPE},
     )
-
-
-def _build(source: Distillable, table_file: Path, manifest_file: Path, model_id: str) -> None:
-    logger.info("distilling the static table of %s into %s", source.model_id, table_file)
-    table = distil(source)
-    partial = table_file.with_suffix(".partial.npy")
-    np.save(partial, table)
-    partial.replace(table_file)
-    manifest = {
-        "model_id": model_id,
-        "source_model_id": source.model_id,
-        "recipe": RECIPE,
-        "shape": list(table.shape),
-        "sha256": file_sha256(table_file),
-    }
-    # The manifest is written last: a table without one is rebuilt, never trusted.
-    manifest_file.write_text(json.dumps(manifest, indent=1))
-
-
-def _checked_table(table_file: Path, manifest_file: Path) -> np.ndarray:
-    try:
-        manifest = json.loads(manifest_file.read_text())
-    except (OSError, ValueError) as exc:
-        raise StaticTableRefused(f"cannot read {manifest_file}: {exc}") from exc
-    if not table_file.is_file():
-        raise StaticTableRefused(f"the static table {table_file} is missing")
-    actual = file_sha256(table_file)
-    if actual != manifest.get("sha256"):
-        raise StaticTableRefused(
-            f"{table_file} has sha256 {actual}, its manifest names {manifest.get('sha256')}: "
-            f"altered; delete both files to distil it again"
-        )
-    return np.load(table_file)
+    return StaticEmbedder(
+        table=np.load(table), tokenizer_file=source.tokenizer_file, model_id=model_id
+    )
 
 
 _tier: dict[str, StaticEmbedder | None] = {}  # transformer model id -> its static tier
 _tier_lock = threading.Lock()
 
 
-def _load_tier() -> StaticEmbedder | None:
+def get_static_embedder() -> StaticEmbedder | None:
+    """The static tier of the serving transformer, loaded (or distilled) once per process and
+    transformer; None when there is none (switched off, a transformer it cannot be distilled
+    from, a table that cannot be built)."""
     from django.conf import settings
 
     if not settings.REPORIFT["STATIC_TIER"]:
@@ -219,16 +189,9 @@ def _tier_of(source, models_dir: Path) -> StaticEmbedder | None:
         return None
     try:
         return load_or_build(source, models_dir)
-    except StaticTableRefused as exc:
-        logger.warning("static tier off: %s", exc)
+    except (ModelFileError, OSError, ValueError) as exc:
+        logger.warning("static tier off, indexing runs in one phase: %s", exc)
         return None
-
-
-def get_static_embedder() -> StaticEmbedder | None:
-    """The static tier of the serving transformer, loaded (or distilled) once per process and
-    transformer; None when there is none (switched off, a transformer it cannot be distilled
-    from, a refused table)."""
-    return _load_tier()
 
 
 def _clear_tier() -> None:

@@ -309,8 +309,7 @@ _by_model_lock = threading.Lock()
 
 def get_vector_store(model_id: str | None = None) -> VectorStore:
     """The store of `model_id`'s vectors, built once per process; by default the serving
-    transformer's. A store that does not keep vectors per model (`model_id` is not one of its
-    options) is the one store of every model."""
+    transformer's."""
     if model_id is None or model_id == _serving_model_id():
         return _serving_store()
     with _by_model_lock:
@@ -326,8 +325,11 @@ def get_vector_store(model_id: str | None = None) -> VectorStore:
                 _by_model[model_id] = build_backend(
                     {**config, "OPTIONS": {**config.get("OPTIONS", {}), "model_id": model_id}}
                 )
-            except TypeError:
-                _by_model[model_id] = _serving_store()
+            except TypeError as exc:  # its vectors would overwrite the serving model's
+                raise VectorStoreUnavailable(
+                    f"{config['CLASS']} keeps one model's vectors (it takes no model_id): "
+                    "set REPORIFT_STATIC_TIER=off for one-phase indexing"
+                ) from exc
         return _by_model[model_id]
 
 
@@ -342,6 +344,4 @@ get_vector_store.cache_clear = _clear_stores  # type: ignore[attr-defined]
 
 def drop_model_vectors(*, repository_id: int, model_id: str) -> None:
     """Delete a repository's vectors made by an embedding model that no longer serves it."""
-    store = get_vector_store(model_id)
-    if store is not _serving_store():  # a store shared by every model keeps nothing apart
-        store.delete_repository(repository_id)
+    get_vector_store(model_id).delete_repository(repository_id)

@@ -15,15 +15,13 @@ from indexing.vector_cache import embed_cached
 
 
 def embed_units(units: Sequence[CodeUnit], *, embedder: Embedder, paths_are_words: bool) -> None:
-    """Each unit's field texts embedded (through the vector cache, where a lookup costs less
-    than the model: a text embedded before, in any repository, is not embedded again) and
-    stored, field by field, in `embedder`'s own collections."""
+    """Each unit's field texts embedded through the vector cache (a text embedded before, in
+    any repository, is not embedded again) and stored, field by field, in `embedder`'s own
+    collections."""
     store = get_vector_store(embedder.model_id)
     records = [VectorRecord(u.vector_id, u.repository_id, u.kind, u.path) for u in units]
-    cached = getattr(embedder, "worth_caching", True)
     for field, texts in field_texts(units, include_path=paths_are_words).items():
-        vectors = embed_cached(embedder, texts) if cached else embedder.embed(texts)
-        store.upsert(records, vectors, field=field)
+        store.upsert(records, embed_cached(embedder, texts), field=field)
 
 
 def mark_embedded(version_ids: Sequence[int], model_id: str) -> None:

@@ -25,7 +25,11 @@ def text_key(text: str) -> str:
 def embed_cached(
     embedder: Embedder, texts: Sequence[str], *, progress: ProgressCallback | None = None
 ) -> np.ndarray:
-    """Vectors for `texts` in order, as `embedder.embed` would return them."""
+    """Vectors for `texts` in order, as `embedder.embed` would return them. An embedder whose
+    lookup costs less than a read from here (`worth_caching = False`: the static tier) skips
+    the cache."""
+    if not getattr(embedder, "worth_caching", True):
+        return embedder.embed(texts, progress=progress)
     out = np.zeros((len(texts), embedder.dimension), dtype=np.float32)
     if not texts:
         return out

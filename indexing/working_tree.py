@@ -22,6 +22,7 @@ from django.utils.text import slugify
 
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
+from indexing.phase2 import waiting
 from indexing.services import (
     IndexingError,
     index_run_execute,
@@ -81,7 +82,7 @@ def refresh(
             seen.write_text(json.dumps({"fingerprint": current}))
             repository.refresh_from_db()
         active = repository.active_run
-        if active is not None and active.phase2_status == IndexRun.Phase2.PENDING:
+        if active is not None and waiting(active):
             if phase2 == "background":
                 phase2_start(run=active)
             elif phase2 == "now":
@@ -100,3 +101,16 @@ def _read(path: Path) -> str:
         return json.loads(path.read_text())["fingerprint"]
     except (OSError, ValueError, KeyError):
         return ""
+
+
+def open_working_tree(
+    *, path: str | Path, phase2: Literal["now", "background", "later"]
+) -> tuple[Repository, IndexRun | None]:
+    """What `search --path` and `mcp --path` do first, with no setup beyond the defaults: the
+    database migrated, the tree's repository, its index brought up to date (and the run that
+    did it, if one had to)."""
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    repository = working_tree_repository(path=path)
+    return repository, refresh(repository, phase2=phase2)

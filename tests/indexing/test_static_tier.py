@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
+import reporift.model_files
 from indexing.embedding import get_embedder
-from indexing.static_tier import (
-    StaticTableRefused,
-    get_static_embedder,
-    load_or_build,
-    static_model_id,
-    table_paths,
-)
+from indexing.static_tier import get_static_embedder, load_or_build, static_model_id, table_file
 
 
 def test_the_table_follows_the_transformer(settings):
     static = get_static_embedder()
     transformer = get_embedder()
     assert static.model_id == static_model_id(transformer.model_id)
-    table_file, manifest_file = table_paths(settings.DATA_DIR / "models", static.model_id)
-    assert table_file.is_file() and manifest_file.is_file()
-    table = np.load(table_file)
+    table = np.load(table_file(settings.DATA_DIR / "models", static.model_id))
     assert table.shape == (30522, 256)
     assert not table[0].any()  # [PAD], like every special and unused token, looks up nothing
 
@@ -41,32 +33,32 @@ def test_static_vectors_rank_like_meaning():
     assert not static.embed([""]).any()  # an empty text has no direction
 
 
-def test_an_altered_table_is_refused(settings, tmp_path):
-    source = get_embedder()
-    models_dir = tmp_path / "models"
-    models_dir.mkdir()
-    model_id = static_model_id(source.model_id)
-    table_file, manifest_file = table_paths(settings.DATA_DIR / "models", model_id)
-    # A copy of the built table and its manifest, then one value changed.
-    (models_dir / table_file.name).write_bytes(table_file.read_bytes())
-    (models_dir / manifest_file.name).write_text(manifest_file.read_text())
-    assert load_or_build(source, models_dir).model_id == model_id
-    altered = np.load(models_dir / table_file.name)
+class TinySource:
+    """A stand-in transformer for the table's build and check alone (the real one has its own
+    test above): each token's state is a fixed function of its id, computed in microseconds."""
+
+    model_id = "tiny-source"
+
+    def __init__(self, tokenizer_file):
+        self.tokenizer_file = tokenizer_file
+        self.calls = 0
+
+    def mean_states(self, ids):
+        self.calls += 1
+        return np.stack([np.random.default_rng(int(i)).standard_normal(300) for i in ids[:, 1]])
+
+
+def test_an_altered_table_is_never_served(tmp_path):
+    source = TinySource(get_embedder().tokenizer_file)
+    built = load_or_build(source, tmp_path)
+    table = table_file(tmp_path, built.model_id)
+    original = np.load(table)
+    assert original.shape == (30522, 256)
+    calls = source.calls
+    altered = original.copy()
     altered[1000, 0] += 0.5
-    np.save(models_dir / table_file.name, altered)
-    with pytest.raises(StaticTableRefused, match="altered"):
-        load_or_build(source, models_dir)
-
-
-def test_a_refused_table_turns_the_tier_off(settings, tmp_path):
-    settings.DATA_DIR = tmp_path
-    source = get_embedder()
-    table_file, manifest_file = table_paths(tmp_path / "models", static_model_id(source.model_id))
-    table_file.parent.mkdir()
-    table_file.write_bytes(b"not a table")
-    manifest_file.write_text('{"sha256": "0"}')
-    get_static_embedder.cache_clear()
-    try:
-        assert get_static_embedder() is None  # indexing then runs in one phase
-    finally:
-        get_static_embedder.cache_clear()
+    np.save(table, altered)
+    reporift.model_files._verified.clear()  # as in a new process
+    again = load_or_build(source, tmp_path)
+    assert source.calls > calls  # detected by its recorded sha256 and distilled again
+    assert np.array_equal(again._table, original)

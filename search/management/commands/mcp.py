@@ -36,16 +36,12 @@ class Command(BaseCommand):
         build_server(lambda ctx: acting).run(transport="stdio")
 
     def _serve_working_tree(self, path: str) -> None:
-        from django.core.management import call_command
-
         from indexing.services import IndexingError
-        from indexing.working_tree import refresh, working_tree_repository
+        from indexing.working_tree import open_working_tree
         from search.mcp_server import build_server
 
-        call_command("migrate", interactive=False, verbosity=0)  # no setup beyond the defaults
-        try:
-            tree = working_tree_repository(path=path)
-            refresh(tree)  # the first call then answers at once
+        try:  # indexed before the server starts: the first call then answers at once
+            tree, _ = open_working_tree(path=path, phase2="background")
         except IndexingError as exc:
             raise CommandError(str(exc)) from exc
         build_server(lambda ctx: None, working_tree=tree).run(transport="stdio")

@@ -47,15 +47,11 @@ class Command(BaseCommand):
             self._finish_phase2(repository)
 
     def _working_tree(self, path: str) -> Repository:
-        from django.core.management import call_command
-
         from indexing.services import IndexingError
-        from indexing.working_tree import refresh, working_tree_repository
+        from indexing.working_tree import open_working_tree
 
-        call_command("migrate", interactive=False, verbosity=0)  # no setup beyond the defaults
         try:
-            repository = working_tree_repository(path=path)
-            run = refresh(repository, phase2="later")
+            repository, run = open_working_tree(path=path, phase2="later")
         except IndexingError as exc:
             raise CommandError(str(exc)) from exc
         if run is not None:
@@ -68,11 +64,11 @@ class Command(BaseCommand):
     def _finish_phase2(self, repository: Repository) -> None:
         """After the answer: the transformer's vectors, so that the next call ranks with them."""
         from indexing.models import IndexRun
-        from indexing.phase2 import execute
+        from indexing.phase2 import execute, waiting
 
         repository.refresh_from_db()
         run = repository.active_run
-        if run is None or run.phase2_status != IndexRun.Phase2.PENDING:
+        if run is None or not waiting(run):
             return
         self.stderr.write(
             f"adding the transformer's vectors for later searches ({run.phase2_units_total} "
