@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from agents.backends import model_settings
 from agents.llm import LLMClient, get_llm_client
+from indexing.checkout import materialize, module_of
 from indexing.models import Repository
 from labels import plan as P
 from labels.agents import METHODS, LabelConfig, Labeller, Pair
@@ -191,7 +192,7 @@ def _label_pairs(run, plan, out_dir, client, sandbox, method, progress) -> None:
     with tempfile.TemporaryDirectory(prefix="reporift-label-code-") as tmp:
         prefix = ""
         if method == "agents":
-            prefix = P.materialize(repository=run.repository, target=Path(tmp))
+            prefix = materialize(repository=run.repository, target=Path(tmp))
         labeller = Labeller(
             client=client,
             sandbox=sandbox,
@@ -209,7 +210,7 @@ def _label_pairs(run, plan, out_dir, client, sandbox, method, progress) -> None:
                         query=query["query"],
                         code_id=cid,
                         code=unit["code"],
-                        module=P.module_of(unit["path"], prefix),
+                        module=module_of(unit["path"], prefix),
                         name=unit["qualname"],
                     )
                     entry = labeller.label(pair)

@@ -11,9 +11,6 @@ from labels.plan import (
     clean_question,
     docstring_queries,
     load_queries,
-    materialize,
-    module_of,
-    package_prefix,
 )
 
 pytestmark = pytest.mark.django_db
@@ -49,14 +46,3 @@ def test_given_queries_as_text(tmp_path):
     (tmp_path / "empty.txt").write_text("\n")
     with pytest.raises(PlanError, match="no queries"):
         load_queries(tmp_path / "empty.txt")
-
-
-def test_code_copy_and_module_names(shop, tmp_path):
-    prefix = materialize(repository=shop, target=tmp_path)
-    assert prefix == ""  # shop's root is not itself a package
-    assert "def retry_http_call" in (tmp_path / "shop" / "payments.py").read_text()
-    assert module_of("shop/payments.py", "") == "shop.payments"
-    shop.source = "/site-packages/requests"
-    assert package_prefix(shop, ["__init__.py", "api.py"]) == "requests"
-    assert module_of("adapters.py", "requests") == "requests.adapters"
-    assert module_of("sub/__init__.py", "requests") == "requests.sub"
