@@ -4,6 +4,7 @@ own module imports these without importing the module that dispatches to it)."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -76,6 +77,9 @@ class EvalQuery:
     corpus: str
     gold: list[GoldUnit]
     kind: str = ""  # the developer-question kind, where the dataset has kinds
+    # A program defining check(candidate): a result is relevant when it passes against it
+    # (search.evaluation.execution); the gold then only says what a right answer looks like.
+    test: str = ""
 
 
 @dataclass
@@ -119,3 +123,22 @@ def require(row: dict, key: str, where: str, kind: type = str) -> Any:
     if not isinstance(value, kind) or (kind is str and not value.strip()):
         raise DatasetError(f"{where}: missing or invalid {key!r}")
     return value
+
+
+def check_test_program(program: object, where: str) -> str:
+    """A row's test program (search.evaluation.execution), when it is a string that parses and
+    defines `check(candidate)`."""
+    if not isinstance(program, str):
+        raise DatasetError(f"{where}: 'test' must be a program (a string)")
+    try:
+        tree = ast.parse(program)
+    except SyntaxError as exc:
+        raise DatasetError(f"{where}: the test program does not parse: {exc.msg}") from exc
+    arguments = {
+        n.name: len(n.args.args)
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    if arguments.get("check") != 1:
+        raise DatasetError(f"{where}: the test program must define check(candidate)")
+    return program

@@ -17,6 +17,7 @@ from search.evaluation.dataset_types import (
     EvalDataset,
     EvalQuery,
     GoldUnit,
+    check_test_program,
     read_json,
     read_jsonl,
     require,
@@ -53,7 +54,12 @@ def load_repo_rows(path: Path) -> EvalDataset:
         query = require(row, "query", where)
         repo = require(row, "repo", where)
         ref = row.get("ref") or ""
-        gold_rows = require(row, "gold", where, list)
+        test = row.get("test") or ""
+        if test:
+            check_test_program(test, where)
+        gold_rows = row.get("gold", []) if test else require(row, "gold", where, list)
+        if not isinstance(gold_rows, list):
+            raise DatasetError(f"{where}: 'gold' must be a list")
         gold = []
         for item in gold_rows:
             # Without a qualname, a gold entry is a whole file (any unit in it answers).
@@ -61,14 +67,16 @@ def load_repo_rows(path: Path) -> EvalDataset:
                 raise DatasetError(f"{where}: each gold entry needs a 'path'")
             qualname = item.get("qualname") or ""
             gold.append(GoldUnit(item["path"], qualname, float(item.get("relevance", 1))))
-        if not gold:
-            raise DatasetError(f"{where}: 'gold' is empty")
+        if not gold and not test:
+            raise DatasetError(f"{where}: 'gold' is empty (give gold units or a 'test' program)")
         if not repo.startswith(("http://", "https://", "git@", "ssh://", "file://", "/")):
             repo = str((path.parent / repo).resolve())  # relative to the dataset file
         key = f"{repo}@{ref}"
         corpora.setdefault(key, Corpus(key=key, kind="repo", source=repo, ref=ref))
         kind = row.get("kind") or ""
-        queries.append(EvalQuery(str(row.get("id", number)), query, key, gold, kind=kind))
+        queries.append(
+            EvalQuery(str(row.get("id", number)), query, key, gold, kind=kind, test=test)
+        )
     if not queries:
         raise DatasetError(f"{path}: no rows")
     return EvalDataset(path.stem, "repo", corpora, queries)

@@ -12,6 +12,7 @@ from tqdm import tqdm
 from indexing.models import Repository
 from search.evaluation.corpora import prepare_corpus, snippet_filename, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
+from search.evaluation.execution import ExecutionJudge, execution_judge
 from search.evaluation.metrics import (
     CI_KEYS,
     METRIC_KEYS,
@@ -86,6 +87,38 @@ def evaluate(
 ) -> dict[str, Any]:
     repositories = repositories or {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
     queries: list[EvalQuery] = dataset.queries[:limit] if limit else dataset.queries
+    with execution_judge(any(q.test for q in queries)) as executions:
+        report = _evaluate(
+            dataset,
+            queries,
+            repositories,
+            executions,
+            k=k,
+            mode=mode,
+            stages=stages,
+            progress=progress,
+            phase=phase,
+        )
+    if executions is not None:
+        # How the candidates' test runs ended (xCodeEval's rule): ran, passed, failed,
+        # timed_out, stopped (another limit), skipped (a kind with nothing to import),
+        # unavailable (the sandbox could not start).
+        report["executions"] = dict(sorted(executions.tally.items()))
+    return report
+
+
+def _evaluate(
+    dataset: EvalDataset,
+    queries: list[EvalQuery],
+    repositories: dict[str, Repository],
+    executions: ExecutionJudge | None,
+    *,
+    k: int,
+    mode: str,
+    stages: Sequence[str] | None,
+    progress: bool,
+    phase: int | None,
+) -> dict[str, Any]:
     depth = max(k, 10)
     per_query, metrics, latencies = [], [], []
     for query in tqdm(
@@ -110,14 +143,18 @@ def evaluate(
             response.results, query.gold, snippets=corpus.kind == "snippets"
         )
         rows, relevances = rows[:depth], relevances[:depth]
-        metrics.append(
-            query_metrics(
-                relevances,
-                [g.relevance for g in query.gold],
-                k=k,
-                primary=[row["covers_primary"] for row in rows],
+        gold_relevances = [g.relevance for g in query.gold]
+        primary = [row["covers_primary"] for row in rows]
+        if query.test and executions is not None:
+            relevances = executed_relevances(
+                executions, repositories[query.corpus], response.results[:depth], query.test
             )
-        )
+            for row, passed in zip(rows, relevances, strict=False):
+                row["test_passed"] = bool(passed)
+            # Every passing result is a right answer; the ideal ranking has them all first.
+            gold_relevances = [1.0] * max(1, int(sum(relevances)))
+            primary = [bool(r) for r in relevances]
+        metrics.append(query_metrics(relevances, gold_relevances, k=k, primary=primary))
         entry = {"id": query.query_id, "kind": query.kind} if query.kind else {}
         if query.kind == "symbol":
             entry["definition_first"] = defines_first(query.query, response.results)
@@ -149,6 +186,18 @@ def evaluate(
         **({"by_kind": by_kind} if by_kind else {}),
         "per_query": per_query,
     }
+
+
+def executed_relevances(
+    executions: ExecutionJudge,
+    repository: Repository,
+    results: Sequence[SearchResult],
+    test: str,
+) -> list[float]:
+    """1.0 for each result the test program passes against, else 0.0."""
+    return [
+        float(executions.passes(repository=repository, unit=r.unit, test=test)) for r in results
+    ]
 
 
 def defines_first(query: str, results: Sequence[SearchResult]) -> bool:
