@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 import tree_sitter_python
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from indexing.module_blocks import module_blocks
 
@@ -65,6 +65,11 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_python.language()))
 
 
+def parse_tree(source: bytes) -> Tree:
+    """Tree-sitter's syntax tree of `source` (error-tolerant: fragments parse too)."""
+    return _parser().parse(source)
+
+
 def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
     """Every function, method, class and named lambda in `source`, in file order, then the
     module-level blocks between them. `path` names module blocks that define nothing."""
@@ -73,7 +78,7 @@ def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
         source.decode("utf-8")
     except UnicodeDecodeError:
         result.decoded_with_replacement = True
-    tree = _parser().parse(source)
+    tree = parse_tree(source)
     root = tree.root_node
     if root.has_error:
         result.has_errors = True

@@ -451,6 +451,14 @@ REPORIFT = {
         "CANDIDATES": 30,  # size of the ordered candidate set handed to the reranker (full mode)
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,
+        # Code to code (search.similar): how deep the code vectors and BM25 over the snippet's
+        # words each gather candidates, and the weights of the similarities that order them;
+        # chosen on the vendored-copy set's tuning half (docs/BENCHMARKS.md, "Code to code").
+        "SIMILAR": {
+            "DEPTH": 50,
+            "WEIGHTS": {"vector": 1.0, "words": 0.5, "shape": 0.5},
+            "MAX_CODE_CHARS": 20000,
+        },
     },
 }
 

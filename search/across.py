@@ -12,7 +12,7 @@ What this costs and how well it merges: docs/BENCHMARKS.md ("Search across repos
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from indexing.models import Repository
 from search.filters import SearchFilters
@@ -36,27 +36,22 @@ def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[Sear
     return merged
 
 
-def search_across(
-    *,
+def merged_search(
     repositories: Sequence[Repository],
-    query: str,
-    k: int = 10,
-    mode: str = "fast",
-    filters: SearchFilters | None = None,
+    k: int,
+    search_one: Callable[[Repository], SearchResponse],
 ) -> SearchResponse:
-    """Fast mode over every given repository that has an index; full mode asks an LLM per
-    candidate and stays one repository at a time."""
+    """`search_one` over each repository, the results merged by comparable score; one that is
+    not indexed yet is named in the notices while the others answer."""
     if not repositories:
         raise SearchError("no repository to search")
     if len(repositories) == 1:
-        return search(repository=repositories[0], query=query, k=k, mode=mode, filters=filters)
-    if mode != "fast":
-        raise SearchError("full mode searches one repository at a time; pick one")
+        return search_one(repositories[0])
     started = time.perf_counter()
     responses, notices = [], []
     for repository in repositories:
         try:
-            response = search(repository=repository, query=query, k=k, filters=filters)
+            response = search_one(repository)
         except SearchError as exc:  # not indexed yet: the others still answer
             notices.append(f"{repository.name}: {exc}")
             continue
@@ -64,10 +59,11 @@ def search_across(
         notices += [f"{repository.name}: {n}" for n in response.notices]
     if not responses:
         raise SearchError("; ".join(notices) or "nothing to search")
+    first = responses[0]
     merged = SearchResponse(
-        query=responses[0].query,
-        mode="fast",
-        mode_used="fast",
+        query=first.query,
+        mode=first.mode,
+        mode_used=first.mode_used,
         results=merge([r.results for r in responses], k),
         notices=notices,
         candidates=sum(r.candidates for r in responses),
@@ -79,3 +75,24 @@ def search_across(
         "total": round((time.perf_counter() - started) * 1000, 2),
     }
     return merged
+
+
+def search_across(
+    *,
+    repositories: Sequence[Repository],
+    query: str,
+    k: int = 10,
+    mode: str = "fast",
+    filters: SearchFilters | None = None,
+) -> SearchResponse:
+    """Fast mode over every given repository that has an index; full mode asks an LLM per
+    candidate and stays one repository at a time."""
+    if len(repositories) > 1 and mode != "fast":
+        raise SearchError("full mode searches one repository at a time; pick one")
+    return merged_search(
+        repositories,
+        k,
+        lambda repository: search(
+            repository=repository, query=query, k=k, mode=mode, filters=filters
+        ),
+    )

@@ -1,4 +1,5 @@
-"""JSON API with an OpenAPI schema (django-ninja): /api/search, /api/repos. Docs at /api/docs."""
+"""JSON API with an OpenAPI schema (django-ninja): /api/search, /api/similar, /api/repos. Docs at
+/api/docs."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from search.errors import search_unavailable_message
 from search.presenters import freshness_as_dict, response_for_api, run_as_dict
 from search.ratelimit import search_refusal
 from search.services import SearchError, SearchFilters
+from search.similar import code_query, similar_across, unit_for_similar
 
 logger = logging.getLogger(__name__)
 api = NinjaAPI(title="RepoRift API", version="1", urls_namespace="api")
@@ -91,6 +93,7 @@ class ExcerptOut(Schema):
 
 class ResultOut(Schema):
     rank: int
+    unit_id: int
     repository: str
     path: str
     qualname: str
@@ -118,6 +121,16 @@ class SearchOut(Schema):
 
 class ErrorOut(Schema):
     detail: str
+
+
+SEARCH_RESPONSES = {
+    200: SearchOut,
+    400: ErrorOut,
+    401: ErrorOut,
+    404: ErrorOut,
+    429: ErrorOut,
+    503: ErrorOut,
+}
 
 
 class RunOut(Schema):
@@ -166,6 +179,17 @@ class SearchParams(Schema):
     code: bool = False  # each result's whole code too (the excerpt is always there)
 
 
+class SimilarParams(Schema):
+    repo: list[str] = []  # repeat to search several; none: every repository the caller sees
+    code: str = ""  # the snippet to find code like, or
+    unit: int | None = None  # an indexed unit's id (a result's `unit_id`)
+    k: int = 10
+    path: str = ""
+    kind: list[str] = []
+    exclude_tests: bool = False
+    with_code: bool = False  # each result's whole code too
+
+
 def managed(request, name: str):
     try:
         return repository_for_management(user=request.user, name=name), None
@@ -173,17 +197,7 @@ def managed(request, name: str):
         return None, (exc.status, {"detail": str(exc)})
 
 
-@api.get(
-    "/search",
-    response={
-        200: SearchOut,
-        400: ErrorOut,
-        401: ErrorOut,
-        404: ErrorOut,
-        429: ErrorOut,
-        503: ErrorOut,
-    },
-)
+@api.get("/search", response=SEARCH_RESPONSES)
 def api_search(request, params: Query[SearchParams]):
     """Rank the units of a repository for a natural-language query, best first. Anonymous
     callers see public repositories; a session or bearer token adds the caller's own."""
@@ -194,16 +208,13 @@ def api_search(request, params: Query[SearchParams]):
     refusal = search_refusal(request, user, mode=params.mode)
     if refusal is not None:
         return 429, {"detail": refusal.message}
-    filters = SearchFilters(
-        path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
-    )
     try:
         response = search_across(
             repositories=repositories,
             query=params.q,
             k=params.k,
             mode=params.mode,
-            filters=filters,
+            filters=_filters(params),
         )
     except SearchError as exc:
         return 400, {"detail": str(exc)}
@@ -211,6 +222,52 @@ def api_search(request, params: Query[SearchParams]):
         logger.exception("API search failed")
         return 503, {"detail": search_unavailable_message(exc)}
     return 200, response_for_api(response, code=params.code)
+
+
+def _filters(params: SearchParams | SimilarParams) -> SearchFilters:
+    return SearchFilters(
+        path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
+    )
+
+
+@api.get("/similar", response=SEARCH_RESPONSES)
+def api_similar(request, params: Query[SimilarParams]):
+    """The units that do what a snippet (`code`) or an indexed unit (`unit`, a result's
+    `unit_id`) does, best first, the unit itself left out. POST the same fields as JSON for a
+    snippet too long for a URL."""
+    return _similar(request, params)
+
+
+@api.post("/similar", response=SEARCH_RESPONSES)
+def api_similar_post(request, params: SimilarParams):
+    """`GET /similar` with its fields in a JSON body."""
+    return _similar(request, params)
+
+
+def _similar(request, params: SimilarParams):
+    repositories, error = visible_repositories(request, params.repo)
+    if error:
+        return error
+    user, _ = caller(request)
+    refusal = search_refusal(request, user, mode="fast")
+    if refusal is not None:
+        return 429, {"detail": refusal.message}
+    try:
+        unit = None
+        if params.unit is not None:
+            unit = unit_for_similar(repositories=repositories, unit_id=params.unit)
+        response = similar_across(
+            repositories=repositories,
+            query=code_query(code=params.code, unit=unit),
+            k=params.k,
+            filters=_filters(params),
+        )
+    except SearchError as exc:
+        return 400, {"detail": str(exc)}
+    except Exception as exc:
+        logger.exception("API similar-code search failed")
+        return 503, {"detail": search_unavailable_message(exc)}
+    return 200, response_for_api(response, code=params.with_code)
 
 
 @api.get("/repos", response={200: list[RepositoryOut], 401: ErrorOut})

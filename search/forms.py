@@ -5,19 +5,15 @@ from indexing.selectors import repositories_visible_to
 from search.services import MODES, SearchFilters
 
 
-class SearchForm(forms.Form):
+class _VisibleRepositories(forms.Form):
+    """A `repo` choice among the repositories this user may search."""
+
     repo = forms.ModelChoiceField(
         queryset=Repository.objects.none(),
         to_field_name="name",
         required=False,
         empty_label="all repositories",
     )
-    q = forms.CharField(max_length=1000, required=False, strip=True)
-    mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="fast", required=False)
-    k = forms.IntegerField(min_value=1, max_value=100, initial=10, required=False)
-    path = forms.CharField(max_length=500, required=False, strip=True)
-    kind = forms.MultipleChoiceField(choices=CodeUnit.Kind.choices, required=False)
-    exclude_tests = forms.BooleanField(required=False)
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -31,6 +27,15 @@ class SearchForm(forms.Form):
         chosen = self.cleaned_data.get("repo")
         return [chosen] if chosen else list(self.fields["repo"].queryset)
 
+
+class SearchForm(_VisibleRepositories):
+    q = forms.CharField(max_length=1000, required=False, strip=True)
+    mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="fast", required=False)
+    k = forms.IntegerField(min_value=1, max_value=100, initial=10, required=False)
+    path = forms.CharField(max_length=500, required=False, strip=True)
+    kind = forms.MultipleChoiceField(choices=CodeUnit.Kind.choices, required=False)
+    exclude_tests = forms.BooleanField(required=False)
+
     def filters(self) -> SearchFilters:
         data = self.cleaned_data
         return SearchFilters(
@@ -38,6 +43,22 @@ class SearchForm(forms.Form):
             kinds=tuple(data.get("kind") or ()),
             exclude_tests=bool(data.get("exclude_tests")),
         )
+
+
+class SimilarCodeForm(_VisibleRepositories):
+    """Code like a pasted snippet (posted: a snippet outgrows a URL) or like an indexed unit
+    (`like`, a link on every result), in one repository or every one the user may see."""
+
+    code = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+    like = forms.IntegerField(min_value=1, required=False)
+    k = forms.IntegerField(min_value=1, max_value=100, initial=10, required=False)
+    exclude_tests = forms.BooleanField(required=False)
+
+    def clean(self):
+        data = super().clean()
+        if not (data.get("code") or "").strip() and not data.get("like"):
+            raise forms.ValidationError("paste some code, or pick a result's “similar code”")
+        return data
 
 
 class IndexRepositoryForm(forms.Form):

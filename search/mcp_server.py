@@ -1,5 +1,5 @@
 """RepoRift for coding agents: an MCP server (the official `mcp` SDK's FastMCP, 1.x: CrewAI pins
-`mcp<2`) with four tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
+`mcp<2`) with five tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
 HTTP at `/mcp` of the web app (`search.mcp_http`).
 
 Every tool acts as one caller with exactly the JSON API's visibility: anonymous callers see
@@ -26,7 +26,8 @@ INSTRUCTIONS = """\
 RepoRift searches indexed Python repositories by meaning. Start with list_repositories, then
 search_code with a plain-language description of the behaviour you are looking for (e.g. "where
 do we retry failed HTTP calls"). Results are functions, methods and classes with their file,
-line span and a short excerpt; fetch a whole unit or a file's lines with get_code. Fast mode
+line span and a short excerpt; fetch a whole unit or a file's lines with get_code; find code that
+does what a snippet or a found unit does with find_similar_code. Fast mode
 answers in well under a second; full mode asks an LLM and can take many seconds."""
 
 # What identifies the caller of a tool call: a user, or None for an anonymous caller. It raises
@@ -97,7 +98,6 @@ def _freshness(repository) -> dict[str, Any]:
 def _search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     from search.across import search_across
     from search.filters import SearchFilters
-    from search.presenters import result_as_dict
     from search.ratelimit import search_refusal
     from search.services import SearchError
 
@@ -123,6 +123,12 @@ def _search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         )
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
+    return _answer(repositories, response)
+
+
+def _answer(repositories, response) -> dict[str, Any]:
+    from search.presenters import result_as_dict
+
     return {
         "repositories": [r.name for r in repositories],
         "query": response.query,
@@ -140,6 +146,50 @@ def _search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
             for result in response.results
         ],
     }
+
+
+def _similar(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Code like a snippet, or like a unit named by repository, qualname and (when the name is
+    not unique) path, across the repositories in reach or in `repositories`."""
+    from indexing.selectors import active_units
+    from search.filters import SearchFilters
+    from search.ratelimit import search_refusal
+    from search.services import SearchError
+    from search.similar import code_query, similar_across
+
+    if arguments["repositories"]:
+        repositories = [_visible(scope, name) for name in dict.fromkeys(arguments["repositories"])]
+    else:
+        repositories = list(scope.filter(active_run__isnull=False))
+    unit = None
+    if arguments["qualname"]:
+        if not arguments["unit_repository"]:
+            raise ToolError("name the repository of the unit (`unit_repository`) too")
+        owner = _visible(scope, arguments["unit_repository"])
+        units = active_units(repository=owner).filter(qualname=arguments["qualname"])
+        if arguments["path"]:
+            units = units.filter(path=arguments["path"])
+        found = list(units[:2])
+        if len(found) != 1:
+            where = "no" if not found else "more than one"
+            raise ToolError(
+                f"{where} unit {arguments['qualname']!r} in {owner.name}; give its `path` "
+                "as search_code returned it"
+            )
+        unit = found[0]
+    refusal = search_refusal(request, user, mode="fast")
+    if refusal is not None:
+        raise ToolError(refusal.message)
+    try:
+        response = similar_across(
+            repositories=repositories,
+            query=code_query(code=arguments["code"], unit=unit),
+            k=arguments["k"],
+            filters=SearchFilters(exclude_tests=arguments["exclude_tests"]),
+        )
+    except SearchError as exc:
+        raise ToolError(str(exc)) from exc
+    return _answer(repositories, response)
 
 
 def _excerpt_for_agents(result, query: str) -> dict[str, Any]:
@@ -281,6 +331,40 @@ def build_server(
         }
         return await run(
             _search, _scope(user, working_tree), user, _caller_request(ctx, user), arguments
+        )
+
+    @server.tool()
+    async def find_similar_code(
+        ctx: Context,
+        code: str = "",
+        unit_repository: str = "",
+        qualname: str = "",
+        path: str = "",
+        repository: str = "",
+        repositories: list[str] | None = None,
+        k: int = 10,
+        exclude_tests: bool = False,
+    ) -> dict[str, Any]:
+        """Find the functions, methods and classes that do what a piece of code does ("where
+        else do we do this?"): pass the snippet as `code`, or name an indexed unit by
+        `unit_repository` and `qualname` (and `path` when the name is not unique), as
+        search_code returns them; the unit itself is left out. Searches `repository`, several
+        (`repositories`), or every repository you may see (neither given). Results are shaped
+        like search_code's, each with its code-vector, word and shape similarity."""
+        user = await run(resolve_user, ctx)
+        if working_tree is not None:
+            await run(_refresh, working_tree)
+        arguments = {
+            "repositories": [repository] if repository else list(repositories or []),
+            "code": code,
+            "unit_repository": unit_repository,
+            "qualname": qualname,
+            "path": path,
+            "k": k,
+            "exclude_tests": exclude_tests,
+        }
+        return await run(
+            _similar, _scope(user, working_tree), user, _caller_request(ctx, user), arguments
         )
 
     @server.tool()

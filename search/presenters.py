@@ -44,6 +44,8 @@ def numbered(text: str, first_line: int) -> str:
 def result_for_api(result: SearchResult, query: str, *, code: bool = False) -> dict[str, Any]:
     out = {
         **result_as_dict(result),
+        # What `similar` takes to find code like this result.
+        "unit_id": result.unit.pk,
         "repository": result.repository,
         "signature": result.unit.signature,
         "docstring": result.unit.docstring,

@@ -60,7 +60,7 @@ def _validate(query: str, mode: str, k: int) -> str:
     return query
 
 
-def _say_phase(generation: IndexRun, retriever: Retriever, response: SearchResponse) -> None:
+def say_phase(generation: IndexRun, retriever: Retriever, response: SearchResponse) -> None:
     """Between phase 1 and phase 2 the static tier's vectors answer: the response says so."""
     if (
         not generation.phase2_model
@@ -122,7 +122,7 @@ def search(
             f"this repository was indexed with another embedder ({other_model}); until it is "
             "re-indexed only the lexical stream finds its code"
         )
-    _say_phase(generation, retriever, response)
+    say_phase(generation, retriever, response)
     query_streams = {
         "S1": S.code_stream,
         "S6": S.header_stream,

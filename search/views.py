@@ -24,12 +24,14 @@ from indexing.sync import webhook_secret_rotate
 from indexing.webhooks import PROVIDERS
 from search.across import search_across
 from search.errors import search_unavailable_message
-from search.forms import IndexRepositoryForm, SearchForm
+from search.filters import SearchFilters
+from search.forms import IndexRepositoryForm, SearchForm, SimilarCodeForm
 from search.highlight import stylesheet
 from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
 from search.presenters import result_for_page, stage_timings
 from search.ratelimit import client_address, search_refusal
 from search.services import SearchError
+from search.similar import code_query, similar_across, unit_for_similar
 
 logger = logging.getLogger(__name__)
 
@@ -111,6 +113,55 @@ def search_page(request):
         except Exception as exc:  # the store or model is down: say so, keep the page
             logger.exception("search failed")
             context["error"] = search_unavailable_message(exc)
+    return render(request, "search/search.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def similar_page(request):
+    """Code like a pasted snippet (POST) or like a result (`?like=<unit id>`, GET)."""
+    form = SimilarCodeForm(
+        request.POST if request.method == "POST" else request.GET, user=request.user
+    )
+    context = {
+        "form": SearchForm(user=request.user),
+        "similar_form": form,
+        "response": None,
+        "results": [],
+        "error": "",
+        "full_mode_plan": full_mode_plan(),
+    }
+    if not form.is_valid():
+        context["error"] = " ".join(e for errors in form.errors.values() for e in errors)
+        return render(request, "search/search.html", context, status=400)
+    refusal = search_refusal(request, request.user, mode="fast")
+    if refusal is not None:
+        context["error"] = refusal.message
+        response = render(request, "search/search.html", context, status=429)
+        response["Retry-After"] = str(refusal.retry_after_s)
+        return response
+    data = form.cleaned_data
+    repositories = form.repositories()
+    try:
+        unit = None
+        if data.get("like"):
+            unit = unit_for_similar(repositories=repositories, unit_id=data["like"])
+        response = similar_across(
+            repositories=repositories,
+            query=code_query(code=data.get("code") or "", unit=unit),
+            k=data.get("k") or 10,
+            filters=SearchFilters(exclude_tests=bool(data.get("exclude_tests"))),
+        )
+    except SearchError as exc:
+        context["error"] = str(exc)
+        return render(request, "search/search.html", context, status=400)
+    except Exception as exc:  # the store or model is down: say so, keep the page
+        logger.exception("similar-code search failed")
+        context["error"] = search_unavailable_message(exc)
+        return render(request, "search/search.html", context)
+    context["response"] = response
+    context["results"] = [result_for_page(r, response.query) for r in response.results]
+    context["stage_timings"] = stage_timings(response)
+    context["multiple_repositories"] = len(repositories) > 1
     return render(request, "search/search.html", context)
 
 

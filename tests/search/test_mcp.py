@@ -24,7 +24,9 @@ from tests.support.workers import manage_env
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"list_repositories", "search_code", "get_code", "index_status"}
+TOOLS = {"list_repositories", "search_code", "get_code", "index_status", "find_similar_code"}
+# A copy of shop.text.slugify_title with every name changed.
+RENAMED_SLUGIFY = 'def make_slug(heading):\n    return "-".join(heading.lower().split())\n'
 
 
 @pytest.fixture
@@ -61,7 +63,16 @@ async def exercise(session: ClientSession) -> dict:
     listed = await session.call_tool("list_repositories", {})
     private = await session.call_tool("search_code", {"repository": "secret", "query": "retry"})
     status = await session.call_tool("index_status", {"repository": "shop"})
+    similar = await session.call_tool(
+        "find_similar_code", {"code": RENAMED_SLUGIFY, "repository": "shop", "k": 3}
+    )
+    like_secret = await session.call_tool(
+        "find_similar_code",
+        {"unit_repository": "secret", "qualname": "slugify_title", "repository": "shop"},
+    )
     return {
+        "similar": similar,
+        "like_secret": like_secret,
         "tools": tools,
         "found": found,
         "unit": unit,
@@ -104,6 +115,13 @@ def check_answers(answers: dict, *, sees_secret: bool) -> None:
     assert names == ({"shop", "secret"} if sees_secret else {"shop"})
     assert answers["private"].isError is (not sees_secret)
     assert answers["status"].structuredContent["status"] == "succeeded"
+    similar = answers["similar"].structuredContent["results"]
+    assert similar[0]["qualname"] == "slugify_title" and "same shape" in similar[0]["reason"]
+    # Like a unit of a private repository: refused for those who may not see it.
+    assert answers["like_secret"].isError is (not sees_secret)
+    if sees_secret:  # the private unit itself is in another repository: shop's twin is first
+        found = answers["like_secret"].structuredContent["results"]
+        assert (found[0]["repository"], found[0]["qualname"]) == ("shop", "slugify_title")
 
 
 def test_stdio_as_a_named_user(people):
