@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import threading
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -18,7 +17,7 @@ from typing import Literal
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
-from django.db import IntegrityError, connections, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from indexing.chunks import ChunkOutcome, process_chunk
@@ -39,6 +38,7 @@ from indexing.sources import (
     SourceLimits,
 )
 from indexing.store import get_vector_store
+from reporift.dispatch import send_task
 
 logger = logging.getLogger(__name__)
 
@@ -170,25 +170,7 @@ def index_run_start(*, repository: Repository, enqueue: bool = True) -> IndexRun
 def _enqueue(run_id: int) -> None:
     from indexing.tasks import index_run_task
 
-    _send(index_run_task, run_id)
-
-
-def _send(task, run_id: int) -> None:
-    """`task` for a run: to the broker, or without one beside the caller instead of inside it,
-    so a page answers at once and shows progress (a CLI caller executes the run itself)."""
-    if settings.CELERY_TASK_ALWAYS_EAGER and settings.REPORIFT["EAGER_IN_THREAD"]:
-        threading.Thread(
-            target=_apply_eagerly, args=(task, run_id), name=f"{task.name}-{run_id}", daemon=True
-        ).start()
-    else:
-        task.delay(run_id)
-
-
-def _apply_eagerly(task, run_id: int) -> None:
-    try:
-        task.apply(args=(run_id,))
-    finally:
-        connections.close_all()
+    send_task(index_run_task, run_id)
 
 
 def repository_create_from_upload(
@@ -317,7 +299,7 @@ def phase2_start(*, run: IndexRun) -> None:
     """Queue a published run's phase 2: on a worker, or beside the caller without a broker."""
     from indexing.tasks import phase2_task
 
-    _send(phase2_task, run.pk)
+    send_task(phase2_task, run.pk)
 
 
 def run_fail(*, run: IndexRun, error: str) -> None:

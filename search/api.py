@@ -8,9 +8,8 @@ from datetime import datetime
 
 from ninja import File, Form, NinjaAPI, Query, Schema
 from ninja.files import UploadedFile
-from ninja.security import HttpBearer, django_auth
 
-from accounts.services import user_for_api_token
+from accounts.api_auth import WRITE_AUTH, ErrorOut, caller
 from indexing.models import IndexRun
 from indexing.selectors import (
     RepositoryRefused,
@@ -29,31 +28,6 @@ from search.similar import code_query, similar_across, unit_for_similar
 
 logger = logging.getLogger(__name__)
 api = NinjaAPI(title="RepoRift API", version="1", urls_namespace="api")
-
-
-class TokenAuth(HttpBearer):
-    """`Authorization: Bearer rr_...` with a token from `manage.py create_api_token`."""
-
-    def authenticate(self, request, token):
-        user = user_for_api_token(token)
-        if user is not None:
-            request.user = user
-        return user
-
-
-token_auth = TokenAuth()
-WRITE_AUTH = [token_auth, django_auth]
-
-
-def caller(request):
-    """The user behind a request that may be anonymous: a bearer token, else the session."""
-    header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer "):
-        user = user_for_api_token(header[7:].strip())
-        if user is None:
-            return None, False
-        return user, True
-    return request.user, True
 
 
 def visible_repository(request, name: str):
@@ -117,10 +91,6 @@ class SearchOut(Schema):
     notices: list[str]
     timings_ms: dict[str, float]
     results: list[ResultOut]
-
-
-class ErrorOut(Schema):
-    detail: str
 
 
 SEARCH_RESPONSES = {

@@ -1,5 +1,5 @@
 """RepoRift for coding agents: an MCP server (the official `mcp` SDK's FastMCP, 1.x: CrewAI pins
-`mcp<2`) with five tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
+`mcp<2`) with six tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
 HTTP at `/mcp` of the web app (`search.mcp_http`).
 
 Every tool acts as one caller with exactly the JSON API's visibility: anonymous callers see
@@ -11,23 +11,25 @@ so no path outside an indexed repository can be read.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from mcp.server.fastmcp import Context, FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
-MAX_LINES = 400
+from search import mcp_actions as actions
 
 INSTRUCTIONS = """\
 RepoRift searches indexed Python repositories by meaning. Start with list_repositories, then
 search_code with a plain-language description of the behaviour you are looking for (e.g. "where
 do we retry failed HTTP calls"). Results are functions, methods and classes with their file,
 line span and a short excerpt; fetch a whole unit or a file's lines with get_code; find code that
-does what a snippet or a found unit does with find_similar_code. Fast mode
+does what a snippet or a found unit does with find_similar_code; see what a found unit does when
+called with run_example (an LLM writes and runs a short example in a sandbox). Fast mode
 answers in well under a second; full mode asks an LLM and can take many seconds."""
 
 # What identifies the caller of a tool call: a user, or None for an anonymous caller. It raises
@@ -48,223 +50,6 @@ def _caller_request(ctx: Context | None, user) -> SimpleNamespace:
         },
         user=user,
     )
-
-
-def _scope(user, working_tree=None):
-    """The repositories a tool call may reach: the caller's visible ones, or the one working
-    tree the server was started for (`mcp --path`; its operator named it)."""
-    from indexing.models import Repository
-    from indexing.selectors import repositories_visible_to
-
-    if working_tree is not None:
-        return Repository.objects.filter(pk=working_tree.pk)
-    return repositories_visible_to(user)
-
-
-def _visible(scope, name: str):
-    repository = scope.filter(name=name).first()
-    if repository is None:
-        raise ToolError(f"no repository named {name!r} (list_repositories shows yours)")
-    return repository
-
-
-def _list_repositories(scope) -> dict[str, Any]:
-    from indexing.selectors import with_latest_runs
-
-    return {
-        "repositories": [
-            {
-                "name": r.name,
-                "units": r.active_run.units_total if r.active_run else 0,
-                "searchable": r.active_run_id is not None,
-                "index_phase": r.active_run.answering_phase if r.active_run else 0,
-                "latest_run_status": run.status if run else "never indexed",
-                **freshness,
-            }
-            for r, run in with_latest_runs(scope)
-            for freshness in [_freshness(r)]
-        ]
-    }
-
-
-def _freshness(repository) -> dict[str, Any]:
-    from search.presenters import freshness_as_dict
-
-    fresh = freshness_as_dict(repository)
-    checked = fresh["last_checked_at"]
-    return fresh | {"last_checked_at": checked.isoformat() if checked else None}
-
-
-def _search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
-    from search.across import search_across
-    from search.filters import SearchFilters
-    from search.ratelimit import search_refusal
-    from search.services import SearchError
-
-    if arguments["repositories"]:
-        repositories = [_visible(scope, name) for name in dict.fromkeys(arguments["repositories"])]
-    else:
-        repositories = list(scope.filter(active_run__isnull=False))
-    refusal = search_refusal(request, user, mode=arguments["mode"])
-    if refusal is not None:
-        raise ToolError(refusal.message)
-    filters = SearchFilters(
-        path=arguments["path"],
-        kinds=tuple(arguments["kinds"]),
-        exclude_tests=arguments["exclude_tests"],
-    )
-    try:
-        response = search_across(
-            repositories=repositories,
-            query=arguments["query"],
-            k=arguments["k"],
-            mode=arguments["mode"],
-            filters=filters,
-        )
-    except SearchError as exc:
-        raise ToolError(str(exc)) from exc
-    return _answer(repositories, response)
-
-
-def _answer(repositories, response) -> dict[str, Any]:
-    from search.presenters import result_as_dict
-
-    return {
-        "repositories": [r.name for r in repositories],
-        "query": response.query,
-        "mode_used": response.mode_used,
-        "index_phase": response.index_phase,
-        "notices": response.notices,
-        "results": [
-            {
-                **result_as_dict(result),
-                "repository": result.repository,
-                "signature": result.unit.signature,
-                "reason": result.reason,
-                **_excerpt_for_agents(result, response.query),
-            }
-            for result in response.results
-        ],
-    }
-
-
-def _similar(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Code like a snippet, or like a unit named by repository, qualname and (when the name is
-    not unique) path, across the repositories in reach or in `repositories`."""
-    from indexing.selectors import active_units
-    from search.filters import SearchFilters
-    from search.ratelimit import search_refusal
-    from search.services import SearchError
-    from search.similar import code_query, similar_across
-
-    if arguments["repositories"]:
-        repositories = [_visible(scope, name) for name in dict.fromkeys(arguments["repositories"])]
-    else:
-        repositories = list(scope.filter(active_run__isnull=False))
-    unit = None
-    if arguments["qualname"]:
-        if not arguments["unit_repository"]:
-            raise ToolError("name the repository of the unit (`unit_repository`) too")
-        owner = _visible(scope, arguments["unit_repository"])
-        units = active_units(repository=owner).filter(qualname=arguments["qualname"])
-        if arguments["path"]:
-            units = units.filter(path=arguments["path"])
-        found = list(units[:2])
-        if len(found) != 1:
-            where = "no" if not found else "more than one"
-            raise ToolError(
-                f"{where} unit {arguments['qualname']!r} in {owner.name}; give its `path` "
-                "as search_code returned it"
-            )
-        unit = found[0]
-    refusal = search_refusal(request, user, mode="fast")
-    if refusal is not None:
-        raise ToolError(refusal.message)
-    try:
-        response = similar_across(
-            repositories=repositories,
-            query=code_query(code=arguments["code"], unit=unit),
-            k=arguments["k"],
-            filters=SearchFilters(exclude_tests=arguments["exclude_tests"]),
-        )
-    except SearchError as exc:
-        raise ToolError(str(exc)) from exc
-    return _answer(repositories, response)
-
-
-def _excerpt_for_agents(result, query: str) -> dict[str, Any]:
-    """The lines that answer the query, numbered as in the file, and the signature: an agent
-    pays tokens for what matters and can ask get_code for the rest."""
-    from search.presenters import numbered, result_excerpt
-
-    chosen = result_excerpt(result, query)
-    lines = numbered(chosen.text, chosen.start_line)
-    if chosen.signature:
-        lines = f"{numbered(chosen.signature, chosen.signature_line)}\n  ...\n{lines}"
-    return {
-        "excerpt": lines,
-        "excerpt_start_line": chosen.start_line,
-        "excerpt_end_line": chosen.end_line,
-    }
-
-
-def _get_code(scope, arguments: dict[str, Any]) -> dict[str, Any]:
-    from indexing.selectors import active_file, active_units
-
-    repository = _visible(scope, arguments["repository"])
-    path, qualname = arguments["path"], arguments["qualname"]
-    if qualname:
-        unit = active_units(repository=repository).filter(path=path, qualname=qualname).first()
-        if unit is None:
-            raise ToolError(f"{repository.name} has no {qualname} in {path}")
-        return {
-            "path": unit.path,
-            "qualname": unit.qualname,
-            "kind": unit.kind,
-            "start_line": unit.start_line,
-            "end_line": unit.end_line,
-            "code": unit.code,
-        }
-    version = active_file(repository=repository, path=path)
-    if version is None:  # also every path outside the repository: only indexed paths exist
-        raise ToolError(f"{repository.name} has no indexed file {path!r}")
-    text = version.text()
-    if text is None:
-        raise ToolError(f"{path} was indexed before file contents were kept; re-index it")
-    lines = text.splitlines()
-    start = max(1, arguments["start_line"] or 1)
-    end = min(len(lines), arguments["end_line"] or len(lines), start + MAX_LINES - 1)
-    if start > len(lines):
-        raise ToolError(f"{path} has {len(lines)} lines")
-    return {
-        "path": path,
-        "start_line": start,
-        "end_line": end,
-        "total_lines": len(lines),
-        "code": "\n".join(lines[start - 1 : end]),
-    }
-
-
-def _index_status(scope, name: str) -> dict[str, Any]:
-    from indexing.selectors import latest_run
-    from search.presenters import run_as_dict
-
-    repository = _visible(scope, name)
-    run = latest_run(repository=repository)
-    if run is None:
-        raise ToolError(f"{repository.name} was never indexed")
-    return run_as_dict(run)
-
-
-def _refresh(working_tree) -> None:
-    """The tree's edits, additions and deletions indexed before a search reads it."""
-    from indexing.services import IndexingError
-    from indexing.working_tree import refresh
-
-    try:
-        refresh(working_tree)
-    except IndexingError as exc:
-        raise ToolError(str(exc)) from exc
 
 
 def build_server(
@@ -289,13 +74,13 @@ def build_server(
         return sync_to_async(fn, thread_sensitive=False)(*args)
 
     async def scope(ctx: Context):
-        return _scope(await run(resolve_user, ctx), working_tree)
+        return actions.reachable(await run(resolve_user, ctx), working_tree)
 
     @server.tool()
     async def list_repositories(ctx: Context) -> dict[str, Any]:
         """List the code repositories you may search, with how many units (functions,
         methods, classes) each has indexed and whether it is searchable yet."""
-        return await run(_list_repositories, await scope(ctx))
+        return await run(actions.list_repositories, await scope(ctx))
 
     @server.tool()
     async def search_code(
@@ -319,7 +104,7 @@ def build_server(
         Use mode "full" only when fast results miss: it asks an LLM and is much slower."""
         user = await run(resolve_user, ctx)
         if working_tree is not None:
-            await run(_refresh, working_tree)
+            await run(actions.refresh, working_tree)
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "query": query,
@@ -329,9 +114,8 @@ def build_server(
             "kinds": kinds or [],
             "exclude_tests": exclude_tests,
         }
-        return await run(
-            _search, _scope(user, working_tree), user, _caller_request(ctx, user), arguments
-        )
+        reach = actions.reachable(user, working_tree)
+        return await run(actions.search, reach, user, _caller_request(ctx, user), arguments)
 
     @server.tool()
     async def find_similar_code(
@@ -353,7 +137,7 @@ def build_server(
         like search_code's, each with its code-vector, word and shape similarity."""
         user = await run(resolve_user, ctx)
         if working_tree is not None:
-            await run(_refresh, working_tree)
+            await run(actions.refresh, working_tree)
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "code": code,
@@ -363,9 +147,33 @@ def build_server(
             "k": k,
             "exclude_tests": exclude_tests,
         }
-        return await run(
-            _similar, _scope(user, working_tree), user, _caller_request(ctx, user), arguments
+        reach = actions.reachable(user, working_tree)
+        return await run(actions.similar, reach, user, _caller_request(ctx, user), arguments)
+
+    @server.tool()
+    async def run_example(
+        repository: str,
+        qualname: str,
+        ctx: Context,
+        path: str = "",
+        wait_s: int = 60,
+    ) -> dict[str, Any]:
+        """Run what you found: an LLM writes a short program that imports the unit (named as
+        search_code returns it: repository, qualname, and path when the name is not unique),
+        calls it on example inputs and checks what comes back; it runs in a sandbox. Returns
+        the program, its output and whether its check passed, marked with the model that wrote
+        it. Waits up to `wait_s` seconds (at most 300); if it is not finished by then, call
+        again with the same arguments to get the same example."""
+        user = await run(resolve_user, ctx)
+        arguments = {"repository": repository, "qualname": qualname, "path": path}
+        example = await run(
+            actions.start_example, actions.reachable(user, working_tree), user, arguments
         )
+        deadline = time.monotonic() + max(0, min(wait_s, 300))
+        while not example["finished"] and time.monotonic() < deadline:
+            await asyncio.sleep(1.0)
+            example = await run(actions.example_state, example["id"])
+        return example
 
     @server.tool()
     async def get_code(
@@ -387,12 +195,12 @@ def build_server(
             "start_line": start_line,
             "end_line": end_line,
         }
-        return await run(_get_code, await scope(ctx), arguments)
+        return await run(actions.get_code, await scope(ctx), arguments)
 
     @server.tool()
     async def index_status(repository: str, ctx: Context) -> dict[str, Any]:
         """The newest index run of a repository: status (queued, running, succeeded, failed),
         phase, percent done, file and unit counts, warnings and error."""
-        return await run(_index_status, await scope(ctx), repository)
+        return await run(actions.index_status, await scope(ctx), repository)
 
     return server

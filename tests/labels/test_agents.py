@@ -5,15 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from labels.agents import (
-    LabelConfig,
-    Labeller,
-    Pair,
-    assemble,
-    check_program,
-    parse_screen,
-    runnable_test,
-)
+from agents.programs import check_program, runnable_test
+from labels.agents import LabelConfig, Labeller, Pair, assemble, parse_screen
 from sandbox.base import Limits
 from sandbox.bubblewrap import BubblewrapSandbox
 
