@@ -131,6 +131,7 @@ INSTALLED_APPS = [
     "search",
     "agents",
     "labels",
+    "examples",
 ]
 
 MIDDLEWARE = [
@@ -452,11 +453,12 @@ REPORIFT = {
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,
         # Code to code (search.similar): how deep the code vectors and BM25 over the snippet's
-        # words each gather candidates, and the weights of the similarities that order them;
-        # chosen on the vendored-copy set's tuning half (docs/BENCHMARKS.md, "Code to code").
+        # words each gather candidates (20 found what 50 found on the vendored-copy set, at
+        # less cost), and the weights of the similarities that order them, chosen on that
+        # set's tuning half (docs/BENCHMARKS.md, "Code to code").
         "SIMILAR": {
-            "DEPTH": 50,
-            "WEIGHTS": {"vector": 1.0, "words": 0.5, "shape": 0.5},
+            "DEPTH": 20,
+            "WEIGHTS": {"vector": 1.0, "words": 0.5, "shape": 1.0},
             "MAX_CODE_CHARS": 20000,
         },
     },

@@ -24,7 +24,14 @@ from tests.support.workers import manage_env
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"list_repositories", "search_code", "get_code", "index_status", "find_similar_code"}
+TOOLS = {
+    "list_repositories",
+    "search_code",
+    "get_code",
+    "index_status",
+    "find_similar_code",
+    "run_example",
+}
 # A copy of shop.text.slugify_title with every name changed.
 RENAMED_SLUGIFY = 'def make_slug(heading):\n    return "-".join(heading.lower().split())\n'
 

@@ -1,0 +1,150 @@
+"""Examples of found code: asking for one (cached per unit version and model), running it on a
+worker, cancelling it. The web process only records the request; the LLM and the sandbox run
+in a Celery task, or in a thread beside the request without a broker."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents.errors import LLMError
+from agents.llm import LLMClient, configured_model, get_llm_client
+from agents.prompts import EXAMPLE_WRITE
+from examples.models import UnitExample
+from examples.writer import ExampleWriter, FoundUnit, Outcome
+from indexing.checkout import materialize, module_of
+from indexing.models import CodeUnit
+from indexing.selectors import active_units
+from reporift.dispatch import send_task
+from sandbox import get_sandbox, limits
+from sandbox.base import Sandbox
+
+Status = UnitExample.Status
+
+
+class ExampleError(Exception):
+    """An example that cannot be asked for: the message is meant for the user."""
+
+
+def code_sha256(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _retry_on_request(example: UnitExample) -> bool:
+    """Asked again, a cancelled example or one the LLM or sandbox could not serve runs again;
+    a finished one is the answer (it is what the model writes for this code)."""
+    if example.status == Status.CANCELLED:
+        return True
+    return example.status == Status.ERROR and not example.attempts
+
+
+def example_request(*, unit: CodeUnit, user=None) -> UnitExample:
+    """The example of `unit` with the configured model: the stored one, or a new one queued."""
+    if unit.kind == CodeUnit.Kind.MODULE:
+        raise ExampleError("examples are written for functions, methods and classes")
+    try:
+        model = configured_model()
+    except LLMError as exc:
+        raise ExampleError(f"examples need an LLM: {exc}") from exc
+    run = unit.repository.active_run
+    key = {
+        "repository": unit.repository,
+        "path": unit.path,
+        "qualname": unit.qualname,
+        "code_sha256": code_sha256(unit.code),
+        "commit_sha": (run.commit_sha if run else "") or "",
+        "model": model,
+    }
+    with transaction.atomic():
+        example, created = UnitExample.objects.select_for_update().get_or_create(
+            **key,
+            defaults={"prompt_version": EXAMPLE_WRITE.id, "requested_by": _user_or_none(user)},
+        )
+        if not created and not _retry_on_request(example):
+            return example
+        if not created:
+            example.status, example.error, example.attempts = Status.QUEUED, "", []
+            example.finished_at = None
+            example.save(update_fields=["status", "error", "attempts", "finished_at"])
+        transaction.on_commit(lambda: _send(example.pk))
+    return example
+
+
+def _user_or_none(user):
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
+
+
+def _send(example_id: int) -> None:
+    from examples.tasks import example_task
+
+    send_task(example_task, example_id)
+
+
+def example_cancel(*, example: UnitExample) -> UnitExample:
+    """Stop an example that has not finished: a running one stops before its next step."""
+    UnitExample.objects.filter(pk=example.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+        status=Status.CANCELLED, error="cancelled", finished_at=timezone.now()
+    )
+    example.refresh_from_db()
+    return example
+
+
+def example_execute(
+    *, example_id: int, client: LLMClient | None = None, sandbox: Sandbox | None = None
+) -> UnitExample | None:
+    """Write and run the example (a worker's task). Claims it first: a second delivery of the
+    task, or a cancelled example, does nothing."""
+    claimed = UnitExample.objects.filter(pk=example_id, status=Status.QUEUED).update(
+        status=Status.RUNNING
+    )
+    example = UnitExample.objects.select_related("repository").filter(pk=example_id).first()
+    if not claimed or example is None:
+        return example
+    unit = (
+        active_units(repository=example.repository)
+        .filter(path=example.path, qualname=example.qualname)
+        .first()
+    )
+    if unit is None or code_sha256(unit.code) != example.code_sha256:
+        return _finish(example, Outcome(status="error", error="the unit changed or is gone"))
+    try:
+        client = client or get_llm_client()
+        sandbox = sandbox or get_sandbox()
+    except LLMError as exc:
+        return _finish(example, Outcome(status="error", error=f"the LLM failed: {exc}"))
+    writer = ExampleWriter(
+        client=client,
+        sandbox=sandbox,
+        limits=limits(),
+        cancelled=lambda: UnitExample.objects.filter(
+            pk=example_id, status=Status.CANCELLED
+        ).exists(),
+    )
+    with tempfile.TemporaryDirectory(prefix="reporift-example-") as tmp:
+        prefix = materialize(repository=example.repository, target=Path(tmp))
+        found = FoundUnit(unit.code, module_of(unit.path, prefix), unit.qualname)
+        outcome = writer.write(found, Path(tmp))
+    example.sandbox = sandbox.name
+    return _finish(example, outcome)
+
+
+def _finish(example: UnitExample, outcome: Outcome) -> UnitExample:
+    fields = {
+        "status": outcome.status,
+        "program": outcome.program,
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "error": outcome.error,
+        "attempts": outcome.attempts,
+        "seconds": outcome.seconds,
+        "sandbox": example.sandbox,
+        "finished_at": timezone.now(),
+    }
+    # A cancel that came while it ran wins: the user asked for nothing more.
+    UnitExample.objects.filter(pk=example.pk, status=Status.RUNNING).update(**fields)
+    example.refresh_from_db()
+    return example

@@ -1,0 +1,134 @@
+"""Writing and running an example of one found unit: the LLM writes a short program that imports
+the unit from a read-only copy of its repository, calls it on inputs it builds and checks what
+came back; the sandbox runs it; a program that stops before its checks goes back to the LLM
+with the error, a bounded number of times (CodeBenchGen's execute-and-repair loop)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agents.errors import LLMError
+from agents.llm import LLMClient
+from agents.programs import check_program, outcome_of, ran_to_its_asserts, runnable_test
+from agents.prompts import EXAMPLE_FIX, EXAMPLE_WRITE, Prompt, code_block
+from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
+
+CODE_CHARS = 3000
+MAX_TOKENS = 400
+
+
+@dataclass(frozen=True)
+class FoundUnit:
+    """What the writer needs of a unit: its code, the module it is imported from, its name."""
+
+    code: str
+    module: str
+    qualname: str
+
+    @property
+    def import_line(self) -> str:
+        return f"from {self.module} import {self.qualname.split('.')[0]}"
+
+
+@dataclass
+class Outcome:
+    status: str  # passed, check_failed or error (as UnitExample.Status)
+    program: str = ""
+    stdout: str = ""
+    stderr: str = ""
+    error: str = ""
+    attempts: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def check_example(program: str, unit: FoundUnit) -> str:
+    """Why a program cannot run as this unit's example ("" when it can)."""
+    problem = check_program(program, unit)
+    if problem:
+        return problem.replace("the test", "the example")
+    top = unit.qualname.split(".")[0]
+    if unit.module not in program:
+        return f"the example does not import the code: start it with `{unit.import_line}`"
+    if f"def {top}(" in program or f"class {top}" in program:
+        return f"the example defines {top} again instead of importing it"
+    return ""
+
+
+class ExampleWriter:
+    def __init__(
+        self,
+        *,
+        client: LLMClient,
+        sandbox: Sandbox,
+        limits: Limits,
+        max_fixes: int = 2,
+        cancelled=lambda: False,
+    ) -> None:
+        self.client = client
+        self.sandbox = sandbox
+        self.limits = limits
+        self.max_fixes = max_fixes
+        self.cancelled = cancelled
+
+    def _ask(self, prompt: Prompt, **values: str) -> str:
+        answer = self.client.complete(
+            prompt.messages(**values),
+            purpose="example",
+            prompt_version=prompt.id,
+            max_tokens=MAX_TOKENS,
+        )
+        return answer.text
+
+    def write(self, unit: FoundUnit, code_dir: Path) -> Outcome:
+        """Write, run and repair until a program runs to its checks, or give up saying why.
+        Never raises for the LLM or the sandbox: their failures are the outcome's error."""
+        started = time.perf_counter()
+        outcome = Outcome(status="error")
+        where = (
+            f"The code is in a repository, importable as `{unit.import_line}`: import it that way."
+        )
+        code = code_block(unit.code[:CODE_CHARS])
+        try:
+            program = runnable_test(self._ask(EXAMPLE_WRITE, where=where, code=code), unit)
+            for attempt in range(self.max_fixes + 1):
+                if self.cancelled():
+                    outcome.error = "cancelled"
+                    break
+                problem = check_example(program, unit)
+                if not problem:
+                    execution = self.sandbox.run(program, code_dir=code_dir, limits=self.limits)
+                    outcome.attempts.append(_attempt(program, execution))
+                    outcome.program = program
+                    outcome.stdout, outcome.stderr = execution.stdout, execution.stderr
+                    if ran_to_its_asserts(execution):
+                        outcome.status = "passed" if execution.passed else "check_failed"
+                        break
+                    problem = outcome_of(execution)
+                else:
+                    outcome.attempts.append({"program": program, "outcome": problem})
+                outcome.error = problem
+                if attempt == self.max_fixes:
+                    break
+                fixed = self._ask(
+                    EXAMPLE_FIX, where=where, code=code, program=program, error=problem[:1500]
+                )
+                program = runnable_test(fixed, unit)
+        except LLMError as exc:
+            outcome.error = f"the LLM failed: {exc}"
+        except SandboxUnavailable as exc:
+            outcome.error = f"the sandbox cannot run here: {exc}"
+        if outcome.status != "error":
+            outcome.error = ""
+        outcome.seconds = round(time.perf_counter() - started, 2)
+        return outcome
+
+
+def _attempt(program: str, execution: Execution) -> dict:
+    return {
+        "program": program,
+        "outcome": outcome_of(execution),
+        "status": execution.status,
+        "seconds": round(execution.duration_s, 2),
+    }
