@@ -60,27 +60,29 @@ def api_example_request(request, body: ExampleIn):
     return (200 if example.is_finished else 202), example_as_dict(example)
 
 
+def _example_or_error(request, example_id: int):
+    user, refused = _caller_or_401(request)
+    if refused:
+        return None, refused
+    example = example_for_caller(example_id=example_id, user=user)
+    if example is None:
+        return None, (404, {"detail": f"no example {example_id}"})
+    return example, None
+
+
 @router.get("/{example_id}", response={200: ExampleOut, 401: ErrorOut, 404: ErrorOut})
 def api_example(request, example_id: int):
     """An example's state: queued, running, then passed, check_failed, error or cancelled."""
-    user, refused = _caller_or_401(request)
-    if refused:
-        return refused
-    example = example_for_caller(example_id=example_id, user=user)
-    if example is None:
-        return 404, {"detail": f"no example {example_id}"}
-    return 200, example_as_dict(example)
+    example, error = _example_or_error(request, example_id)
+    return error or (200, example_as_dict(example))
 
 
 @router.post("/{example_id}/cancel", response={200: ExampleOut, 401: ErrorOut, 404: ErrorOut})
 def api_example_cancel(request, example_id: int):
     """Stop an example that has not finished."""
-    user, refused = _caller_or_401(request)
-    if refused:
-        return refused
-    example = example_for_caller(example_id=example_id, user=user)
-    if example is None:
-        return 404, {"detail": f"no example {example_id}"}
+    example, error = _example_or_error(request, example_id)
+    if error:
+        return error
     if not example.is_finished:
         example = example_cancel(example=example)
     return 200, example_as_dict(example)

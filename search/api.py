@@ -167,37 +167,47 @@ def managed(request, name: str):
         return None, (exc.status, {"detail": str(exc)})
 
 
-@api.get("/search", response=SEARCH_RESPONSES)
-def api_search(request, params: Query[SearchParams]):
-    """Rank the units of a repository for a natural-language query, best first. Anonymous
-    callers see public repositories; a session or bearer token adds the caller's own."""
-    repositories, error = visible_repositories(request, params.repo)
+def _answered(request, repo: list[str], mode: str, ask, *, code: bool):
+    """One search of the caller's repositories (`repo`, or all it may see), counted against
+    its rate limit: `ask(repositories)` answers, its failures become the API's errors."""
+    repositories, error = visible_repositories(request, repo)
     if error:
         return error
     user, _ = caller(request)
-    refusal = search_refusal(request, user, mode=params.mode)
+    refusal = search_refusal(request, user, mode=mode)
     if refusal is not None:
         return 429, {"detail": refusal.message}
     try:
-        response = search_across(
-            repositories=repositories,
-            query=params.q,
-            k=params.k,
-            mode=params.mode,
-            filters=_filters(params),
-        )
+        response = ask(repositories)
     except SearchError as exc:
         return 400, {"detail": str(exc)}
     except Exception as exc:
         logger.exception("API search failed")
         return 503, {"detail": search_unavailable_message(exc)}
-    return 200, response_for_api(response, code=params.code)
+    return 200, response_for_api(response, code=code)
 
 
 def _filters(params: SearchParams | SimilarParams) -> SearchFilters:
     return SearchFilters(
         path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
     )
+
+
+@api.get("/search", response=SEARCH_RESPONSES)
+def api_search(request, params: Query[SearchParams]):
+    """Rank the units of a repository for a natural-language query, best first. Anonymous
+    callers see public repositories; a session or bearer token adds the caller's own."""
+
+    def ask(repositories):
+        return search_across(
+            repositories=repositories,
+            query=params.q,
+            k=params.k,
+            mode=params.mode,
+            filters=_filters(params),
+        )
+
+    return _answered(request, params.repo, params.mode, ask, code=params.code)
 
 
 @api.get("/similar", response=SEARCH_RESPONSES)
@@ -215,29 +225,18 @@ def api_similar_post(request, params: SimilarParams):
 
 
 def _similar(request, params: SimilarParams):
-    repositories, error = visible_repositories(request, params.repo)
-    if error:
-        return error
-    user, _ = caller(request)
-    refusal = search_refusal(request, user, mode="fast")
-    if refusal is not None:
-        return 429, {"detail": refusal.message}
-    try:
+    def ask(repositories):
         unit = None
         if params.unit is not None:
             unit = unit_for_similar(repositories=repositories, unit_id=params.unit)
-        response = similar_across(
+        return similar_across(
             repositories=repositories,
             query=code_query(code=params.code, unit=unit),
             k=params.k,
             filters=_filters(params),
         )
-    except SearchError as exc:
-        return 400, {"detail": str(exc)}
-    except Exception as exc:
-        logger.exception("API similar-code search failed")
-        return 503, {"detail": search_unavailable_message(exc)}
-    return 200, response_for_api(response, code=params.with_code)
+
+    return _answered(request, params.repo, "fast", ask, code=params.with_code)
 
 
 @api.get("/repos", response={200: list[RepositoryOut], 401: ErrorOut})

@@ -73,6 +73,15 @@ def build_server(
         # Django's ORM may not run in the event loop's thread.
         return sync_to_async(fn, thread_sensitive=False)(*args)
 
+    async def searched(ctx: Context, action, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A search tool's call: the caller's reach (the working tree brought up to date
+        first) and its rate limit, then `action`."""
+        user = await run(resolve_user, ctx)
+        if working_tree is not None:
+            await run(actions.refresh, working_tree)
+        reach = actions.reachable(user, working_tree)
+        return await run(action, reach, user, _caller_request(ctx, user), arguments)
+
     async def scope(ctx: Context):
         return actions.reachable(await run(resolve_user, ctx), working_tree)
 
@@ -102,9 +111,6 @@ def build_server(
         `path` keeps results under a folder prefix ("pkg/sub/") or matching a glob
         ("*/models.py"); `kinds` keeps only those kinds; `exclude_tests` drops test files.
         Use mode "full" only when fast results miss: it asks an LLM and is much slower."""
-        user = await run(resolve_user, ctx)
-        if working_tree is not None:
-            await run(actions.refresh, working_tree)
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "query": query,
@@ -114,8 +120,7 @@ def build_server(
             "kinds": kinds or [],
             "exclude_tests": exclude_tests,
         }
-        reach = actions.reachable(user, working_tree)
-        return await run(actions.search, reach, user, _caller_request(ctx, user), arguments)
+        return await searched(ctx, actions.search, arguments)
 
     @server.tool()
     async def find_similar_code(
@@ -135,9 +140,6 @@ def build_server(
         search_code returns them; the unit itself is left out. Searches `repository`, several
         (`repositories`), or every repository you may see (neither given). Results are shaped
         like search_code's, each with its code-vector, word and shape similarity."""
-        user = await run(resolve_user, ctx)
-        if working_tree is not None:
-            await run(actions.refresh, working_tree)
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "code": code,
@@ -147,8 +149,7 @@ def build_server(
             "k": k,
             "exclude_tests": exclude_tests,
         }
-        reach = actions.reachable(user, working_tree)
-        return await run(actions.similar, reach, user, _caller_request(ctx, user), arguments)
+        return await searched(ctx, actions.similar, arguments)
 
     @server.tool()
     async def run_example(
