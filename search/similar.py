@@ -54,7 +54,6 @@ class Candidate:
     unit: CodeUnit
     similarities: dict[str, float]  # signal -> similarity in [0, 1] (cosines)
     found_by: dict[str, int]  # "vector"/"bm25" -> 1-based rank in that candidate list
-    bm25: float = 0.0
 
 
 def code_query(*, code: str = "", unit: CodeUnit | None = None) -> CodeQuery:
@@ -89,9 +88,11 @@ def candidates(
     filters: SearchFilters | None = None,
     depth: int | None = None,
     timings_ms: dict[str, float] | None = None,
+    notices: list[str] | None = None,
 ) -> tuple[list[Candidate], Retriever]:
-    """Every candidate of `repository` for `query` with its similarities, in no order. The
-    benchmark orders the same candidates under several weights."""
+    """Every candidate of `repository` for `query` with its similarities, in no order (the
+    benchmark orders the same candidates under several weights). A vector store that is down
+    leaves BM25's candidates, and `notices` says so."""
     generation = active_generation(repository=repository)
     if generation is None:
         raise SearchError(f"repository {repository.name!r} has no finished index yet")
@@ -114,8 +115,9 @@ def candidates(
             kinds=list(filters.kinds) or None,
         )
         by_vector = [int(h.vector_id) for h in hits if h.vector_id.isdigit()]
-    except VectorStoreUnavailable:
-        pass  # BM25 still answers; the caller's notices say the vectors are down
+    except VectorStoreUnavailable as exc:
+        if notices is not None:
+            notices.append(f"the code vectors are unavailable ({exc}); found by words alone")
     timings["vector"] = _ms(start)
     start = time.perf_counter()
     index, bm25 = ctx.lexical(query.code)
@@ -139,7 +141,6 @@ def candidates(
         cosines = ctx.store.scores(vector, [str(u) for u in ids], repository_id=repository.pk)
     except VectorStoreUnavailable:
         cosines = {}
-    lexical = index.scores_of(bm25, ids)
     timings["resolve"] = _ms(start)
     start = time.perf_counter()
     found = [
@@ -151,7 +152,6 @@ def candidates(
                 "shape": shape_similarity(query.code, units[u].code),
             },
             found_by=found_by[u],
-            bm25=lexical.get(u, 0.0),
         )
         for u in ids
     ]
@@ -197,6 +197,7 @@ def similar_code(
         filters=filters,
         depth=max(k, config["SIMILAR"]["DEPTH"]),
         timings_ms=response.timings_ms,
+        notices=response.notices,
     )
     say_phase(retriever.generation, retriever, response)
     response.candidates = len(found)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 from indexing.lexical import tokenize
@@ -52,33 +53,42 @@ def node_kinds(code: str) -> list[str]:
         descending = False
 
 
-def _norm(counts: Counter) -> float:
-    return math.sqrt(sum(v * v for v in counts.values()))
+@dataclass(frozen=True)
+class Profile:
+    """Counted features of one piece of code and their vector norm, computed once: a query
+    meets a candidate, and a candidate meets many queries."""
+
+    counts: Counter
+    norm: float
+
+    @classmethod
+    def of(cls, counts: Counter) -> Profile:
+        return cls(counts, math.sqrt(sum(v * v for v in counts.values())))
 
 
-def _cosine(a: Counter, b: Counter) -> float:
-    if not a or not b:
+def _cosine(a: Profile, b: Profile) -> float:
+    if not a.norm or not b.norm:
         return 0.0
-    small, large = (a, b) if len(a) < len(b) else (b, a)
+    small, large = (a.counts, b.counts) if len(a.counts) < len(b.counts) else (b.counts, a.counts)
     dot = sum(v * large.get(key, 0) for key, v in small.items())
-    return dot / (_norm(a) * _norm(b))
+    return dot / (a.norm * b.norm)
 
 
 @lru_cache(maxsize=20000)
-def code_shape(code: str) -> Counter:
+def code_shape(code: str) -> Profile:
     """The n-grams of `code`'s node kinds, counted. Cached: a unit's code is met again by every
     query it is a candidate of."""
     kinds = node_kinds(code)
     grams: Counter = Counter()
     for n in range(1, SHAPE_NGRAMS + 1):
         grams.update("/".join(kinds[i : i + n]) for i in range(len(kinds) - n + 1))
-    return grams
+    return Profile.of(grams)
 
 
 @lru_cache(maxsize=20000)
-def code_words(code: str) -> Counter:
+def code_words(code: str) -> Profile:
     """The words of `code`'s identifiers (`maxRetries` -> max, retries), as BM25 indexes them."""
-    return Counter(tokenize(code[:MAX_CHARS]))
+    return Profile.of(Counter(tokenize(code[:MAX_CHARS])))
 
 
 def shape_similarity(a: str, b: str) -> float:

@@ -118,3 +118,19 @@ def test_across_repositories_merges_by_score(shop, db, write_repo):
     assert sorted(top_two) == [("other", "retry_http_call"), ("shop", "retry_http_call")]
     scores = [r.comparable for r in response.results]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_a_store_that_is_down_leaves_words_and_says_so(shop, monkeypatch):
+    from indexing.store import VectorStoreUnavailable
+    from search import retrieval
+
+    class Down:
+        def query(self, *args, **kwargs):
+            raise VectorStoreUnavailable("connection refused")
+
+        scores = query
+
+    monkeypatch.setattr(retrieval, "_vector_store_or_placeholder", lambda model_id: Down())
+    response = similar_code(repository=shop, query=code_query(code=RENAMED_RETRY), k=3)
+    assert response.results[0].unit.qualname == "retry_http_call"
+    assert any("code vectors are unavailable (connection refused)" in n for n in response.notices)

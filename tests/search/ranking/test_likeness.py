@@ -39,5 +39,5 @@ def test_fragments_and_indented_methods_parse():
     method = "    def charge(self, amount):\n        return self._post(amount)\n"
     assert node_kinds(method)[:2] == ["function_definition", "parameters"]
     assert "for_statement" in node_kinds("for x in items:\n    x.strip(")
-    grams = code_shape("x = 1")
+    grams = code_shape("x = 1").counts
     assert grams["assignment"] == 1 and grams["expression_statement/assignment/integer"] == 1
