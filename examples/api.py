@@ -8,7 +8,12 @@ from ninja import Router, Schema
 from accounts.api_auth import ErrorOut, caller
 from examples.presenters import example_as_dict
 from examples.selectors import example_for_caller, unit_for_caller
-from examples.services import ExampleError, example_cancel, example_request
+from examples.services import (
+    ExampleError,
+    ExampleRefused,
+    example_cancel,
+    example_request,
+)
 
 router = Router(tags=["examples"])
 
@@ -41,7 +46,15 @@ def _caller_or_401(request):
 
 
 @router.post(
-    "", response={200: ExampleOut, 202: ExampleOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut}
+    "",
+    response={
+        200: ExampleOut,
+        202: ExampleOut,
+        400: ErrorOut,
+        401: ErrorOut,
+        404: ErrorOut,
+        429: ErrorOut,
+    },
 )
 def api_example_request(request, body: ExampleIn):
     """Write and run an example of a found unit (an LLM writes a short program that imports it,
@@ -54,7 +67,9 @@ def api_example_request(request, body: ExampleIn):
     if unit is None:
         return 404, {"detail": f"no indexed unit {body.unit} in the repositories you can see"}
     try:
-        example = example_request(unit=unit, user=user)
+        example = example_request(unit=unit, user=user, request=request)
+    except ExampleRefused as exc:
+        return 429, {"detail": str(exc)}
     except ExampleError as exc:
         return 400, {"detail": str(exc)}
     return (200 if example.is_finished else 202), example_as_dict(example)

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agents.errors import LLMError
@@ -22,6 +25,7 @@ from indexing.selectors import active_units
 from reporift.dispatch import send_task
 from sandbox import get_sandbox, limits
 from sandbox.base import Sandbox
+from search.ratelimit import llm_refusal
 
 Status = UnitExample.Status
 
@@ -30,20 +34,48 @@ class ExampleError(Exception):
     """An example that cannot be asked for: the message is meant for the user."""
 
 
+class ExampleRefused(ExampleError):
+    """The caller's LLM budget is spent: `retry_after_s` says when to ask again."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
 def code_sha256(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
+def _stale_before():
+    """A run claimed before this is taken to have died with its worker: a run is bounded by
+    its LLM calls and sandbox runs (the writer's first try and its repairs), plus a margin."""
+    llm_s = settings.REPORIFT["LLM"]["TIMEOUT_S"]
+    sandbox_s = limits().wall_s
+    bound = (ExampleWriter.MAX_FIXES + 1) * (llm_s + sandbox_s) + 60
+    return timezone.now() - timedelta(seconds=bound)
+
+
+def _claimable() -> Q:
+    """Queued, or claimed by a worker that died (acks_late delivers the task again)."""
+    return Q(status=Status.QUEUED) | Q(status=Status.RUNNING, started_at__lt=_stale_before())
+
+
 def _retry_on_request(example: UnitExample) -> bool:
-    """Asked again, a cancelled example or one the LLM or sandbox could not serve runs again;
-    a finished one is the answer (it is what the model writes for this code)."""
+    """Asked again, a cancelled example, one the LLM or sandbox could not serve, or one whose
+    worker died runs again; a finished one is the answer (it is what the model writes for
+    this code)."""
     if example.status == Status.CANCELLED:
         return True
+    if example.status == Status.RUNNING:
+        return example.started_at is not None and example.started_at < _stale_before()
     return example.status == Status.ERROR and not example.attempts
 
 
-def example_request(*, unit: CodeUnit, user=None) -> UnitExample:
-    """The example of `unit` with the configured model: the stored one, or a new one queued."""
+def example_request(*, unit: CodeUnit, user=None, request=None) -> UnitExample:
+    """The example of `unit` with the configured model: the stored one, or a new one queued.
+    Only a new run counts against the caller's LLM budget (`request` names the caller to the
+    rate limiter; none: a trusted caller such as a benchmark), the same buckets as full-mode
+    searches: asking for a stored example, or polling, costs nothing."""
     if unit.kind == CodeUnit.Kind.MODULE:
         raise ExampleError("examples are written for functions, methods and classes")
     try:
@@ -66,6 +98,12 @@ def example_request(*, unit: CodeUnit, user=None) -> UnitExample:
         )
         if not created and not _retry_on_request(example):
             return example
+        if request is not None:
+            refusal = llm_refusal(request, user, work="examples", instead="try again later")
+            if refusal is not None:
+                if created:
+                    example.delete()
+                raise ExampleRefused(refusal.message, refusal.retry_after_s)
         if not created:
             example.status, example.error, example.attempts = Status.QUEUED, "", []
             example.finished_at = None
@@ -98,8 +136,8 @@ def example_execute(
 ) -> UnitExample | None:
     """Write and run the example (a worker's task). Claims it first: a second delivery of the
     task, or a cancelled example, does nothing."""
-    claimed = UnitExample.objects.filter(pk=example_id, status=Status.QUEUED).update(
-        status=Status.RUNNING
+    claimed = UnitExample.objects.filter(_claimable(), pk=example_id).update(
+        status=Status.RUNNING, started_at=timezone.now()
     )
     example = UnitExample.objects.select_related("repository").filter(pk=example_id).first()
     if not claimed or example is None:

@@ -6,7 +6,12 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from examples.selectors import example_for_caller, unit_for_caller
-from examples.services import ExampleError, example_cancel, example_request
+from examples.services import (
+    ExampleError,
+    ExampleRefused,
+    example_cancel,
+    example_request,
+)
 
 
 def _fragment(request, example=None, error: str = "", status: int = 200):
@@ -21,7 +26,9 @@ def example_start(request, unit_id: int):
     if unit is None:
         raise Http404("no such unit")
     try:
-        example = example_request(unit=unit, user=request.user)
+        example = example_request(unit=unit, user=request.user, request=request)
+    except ExampleRefused as exc:
+        return _fragment(request, error=str(exc), status=429)
     except ExampleError as exc:
         return _fragment(request, error=str(exc))
     return _fragment(request, example)

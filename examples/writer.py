@@ -57,13 +57,15 @@ def check_example(program: str, unit: FoundUnit) -> str:
 
 
 class ExampleWriter:
+    MAX_FIXES = 2  # repairs after the first program: three LLM calls and runs at most
+
     def __init__(
         self,
         *,
         client: LLMClient,
         sandbox: Sandbox,
         limits: Limits,
-        max_fixes: int = 2,
+        max_fixes: int = MAX_FIXES,
         cancelled=lambda: False,
     ) -> None:
         self.client = client

@@ -127,13 +127,13 @@ def named_unit(scope, repository: str, qualname: str, path: str):
     return found[0]
 
 
-def start_example(scope, user, arguments: dict[str, Any]) -> dict[str, Any]:
+def start_example(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     from examples.presenters import example_as_dict
     from examples.services import ExampleError, example_request
 
     unit = named_unit(scope, arguments["repository"], arguments["qualname"], arguments["path"])
     try:
-        return example_as_dict(example_request(unit=unit, user=user))
+        return example_as_dict(example_request(unit=unit, user=user, request=request))
     except ExampleError as exc:
         raise ToolError(str(exc)) from exc
 

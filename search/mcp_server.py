@@ -38,8 +38,12 @@ ResolveUser = Callable[[Context], Any]
 
 
 def _caller_request(ctx: Context | None, user) -> SimpleNamespace:
-    """What the rate limiter reads of a request: its method and client address."""
-    request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+    """What the rate limiter reads of a request: its method and client address (stdio's, or
+    none for a tool called in-process, which has no request context)."""
+    try:
+        request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+    except ValueError:  # FastMCP: "Context is not available outside of a request"
+        request = None
     client = getattr(request, "client", None)
     headers = getattr(request, "headers", {}) or {}
     return SimpleNamespace(
@@ -167,9 +171,9 @@ def build_server(
         again with the same arguments to get the same example."""
         user = await run(resolve_user, ctx)
         arguments = {"repository": repository, "qualname": qualname, "path": path}
-        example = await run(
-            actions.start_example, actions.reachable(user, working_tree), user, arguments
-        )
+        reach = actions.reachable(user, working_tree)
+        request = _caller_request(ctx, user)
+        example = await run(actions.start_example, reach, user, request, arguments)
         deadline = time.monotonic() + max(0, min(wait_s, 300))
         while not example["finished"] and time.monotonic() < deadline:
             await asyncio.sleep(1.0)

@@ -73,19 +73,23 @@ def search_refusal(request, user, *, mode: str) -> Refusal | None:
         return Refusal(f"too many searches (limit {per_minute} a minute); try again shortly", 60)
     if mode != "full":
         return None
+    return llm_refusal(request, user, work="full-mode searches", instead="fast mode still answers")
+
+
+def llm_refusal(request, user, *, work: str, instead: str) -> Refusal | None:
+    """The buckets of work that calls the operator's LLM (full-mode searches, examples of found
+    code): per minute and a daily budget, shared by all of it. None when it may run (and it is
+    counted)."""
+    conf = settings.REPORIFT["LIMITS"]
+    key = caller_key(request, user)
     full = conf["FULL_RATE_PER_MINUTE"]
     if full and _limited(request, "search-full", key, f"{full}/m"):
         return Refusal(
-            f"too many full-mode searches (limit {full} a minute); try again shortly or use "
-            "fast mode",
-            60,
+            f"too many {work} (limit {full} a minute); try again shortly or {instead}", 60
         )
     daily = conf["LLM_DAILY_BUDGET"]
     if daily and _limited(request, "llm-day", key, f"{daily}/d"):
-        return Refusal(
-            f"today's full-mode budget ({daily} searches) is spent; fast mode still answers",
-            3600,
-        )
+        return Refusal(f"today's LLM budget ({daily} calls) is spent; {instead}", 3600)
     return None
 
 

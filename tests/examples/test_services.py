@@ -117,3 +117,41 @@ def test_mcp_run_example_waits_for_the_worker(shop, llm, settings):
         asyncio.run(
             server.call_tool("run_example", {"repository": "shop", "qualname": "nothing_here"})
         )
+
+
+def test_an_example_whose_worker_died_runs_again(shop, llm, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    with django_capture_on_commit_callbacks(execute=False):
+        example = example_request(unit=slugify(shop))
+    recent = timezone.now() - timedelta(seconds=30)
+    UnitExample.objects.filter(pk=example.pk).update(status="running", started_at=recent)
+    # Claimed a moment ago: a second delivery of the task leaves it to its worker.
+    assert example_execute(example_id=example.pk).status == "running" and not llm.calls
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert example_request(unit=slugify(shop)).status == "running"
+    assert not callbacks
+    long_ago = timezone.now() - timedelta(hours=2)
+    UnitExample.objects.filter(pk=example.pk).update(started_at=long_ago)
+    assert example_execute(example_id=example.pk).status == "passed"  # redelivered: it runs
+
+
+def test_new_runs_count_against_the_llm_budget(client, shop, llm, settings):
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "LIMITS": {**settings.REPORIFT["LIMITS"], "FULL_RATE_PER_MINUTE": 1},
+    }
+    unit = slugify(shop)
+    first = client.post("/api/examples", {"unit": unit.pk}, content_type="application/json")
+    assert first.status_code in (200, 202)
+    # Asking for the stored example again costs nothing.
+    again = client.post("/api/examples", {"unit": unit.pk}, content_type="application/json")
+    assert again.status_code in (200, 202)
+    other = active_units(repository=shop).get(qualname="parse_csv_line")
+    refused = client.post("/api/examples", {"unit": other.pk}, content_type="application/json")
+    assert refused.status_code == 429 and "too many examples" in refused.json()["detail"]
+    assert not UnitExample.objects.filter(qualname="parse_csv_line").exists()
+    page = client.post(f"/examples/units/{other.pk}/")
+    assert page.status_code == 429 and "too many examples" in page.content.decode()
