@@ -104,6 +104,9 @@ def evaluate(
         # timed_out, stopped (another limit), skipped (a kind with nothing to import),
         # unavailable (the sandbox could not start).
         report["executions"] = dict(sorted(executions.tally.items()))
+        # Each run's unit and how it ended (the last line of its error): why a right-looking
+        # result did not pass, or why the sandbox could not start.
+        report["execution_trail"] = executions.trail
     return report
 
 

@@ -44,6 +44,7 @@ def test_a_row_is_scored_by_running_its_test(tmp_path, write_repo):
     first = report["per_query"][0]["results"]
     assert first[0]["qualname"] == "slugify_title" and first[0]["test_passed"] is True
     assert not any(row["test_passed"] for row in first[1:])
+    assert {t["outcome"] for t in report["execution_trail"]} == {"passed", "failed"}
     executions = report["executions"]
     assert executions["ran"] >= 4 and executions["passed"] == 2
     assert executions["ran"] == executions["passed"] + executions["failed"] + executions.get(
