@@ -123,11 +123,23 @@ class LexicalIndex:
             return np.zeros(len(self.unit_ids), dtype=np.float32)
         return self.retriever.get_scores(tokens)
 
-    def scores_of(self, scores: np.ndarray, unit_ids: Sequence[int]) -> dict[int, float]:
-        """Pick the given ids' entries out of `scores()` (ids not in the index are left out)."""
+    @property
+    def positions(self) -> dict[int, int]:
+        """Each id's place in index order."""
         if not hasattr(self, "_positions"):
             self._positions = {int(u): i for i, u in enumerate(self.unit_ids)}
-        return {u: float(scores[self._positions[u]]) for u in unit_ids if u in self._positions}
+        return self._positions
+
+    def scores_of(self, scores: np.ndarray, unit_ids: Sequence[int]) -> dict[int, float]:
+        """Pick the given ids' entries out of `scores()` (ids not in the index are left out)."""
+        positions = self.positions
+        return {u: float(scores[positions[u]]) for u in unit_ids if u in positions}
+
+    def holds(self, unit_ids: Iterable[int]) -> set[int]:
+        """Which of `unit_ids` the index holds. A generation's index holds every unit of the
+        generation, so this says which ids (a vector store's hits, say) are of it."""
+        positions = self.positions
+        return {u for u in unit_ids if u in positions}
 
     def search(
         self,

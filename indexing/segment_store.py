@@ -44,6 +44,9 @@ class _Matrix:
 
 
 class SegmentVectorStore:
+    # Its vectors are in memory already: scoring candidates is a lookup (no mirror needed).
+    in_memory = True
+
     def __init__(self, *, path: str, model_id: str | None = None) -> None:
         safe = "".join(c if c.isalnum() or c in "-." else "-" for c in (model_id or "default"))
         self.root = Path(path) / safe
@@ -139,6 +142,14 @@ class SegmentVectorStore:
             return {}
         values = matrix.vectors[list(rows.values())] @ np.asarray(vector, dtype=np.float32)
         return {i: float(v) for i, v in zip(rows, values, strict=True)}
+
+    def all_vectors(
+        self, *, repository_id: int, field: str = "code"
+    ) -> tuple[list[str], np.ndarray]:
+        matrix = self._matrix(self._folder(repository_id, field))
+        if matrix is None:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return [str(i) for i in matrix.ids], matrix.vectors.copy()
 
     def count(self, *, repository_id: int, field: str = "code") -> int:
         matrix = self._matrix(self._folder(repository_id, field))

@@ -20,25 +20,35 @@ def active_units(*, repository: Repository) -> QuerySet[CodeUnit]:
     return CodeUnit.objects.filter(repository=repository, file_version__runs=Subquery(current))
 
 
+_GENERATION_FIELDS = (
+    "id",
+    "created_at",
+    "embedder_model",
+    "phase2_model",
+    "phase2_status",
+    "phase2_error",
+    "phase2_units_total",
+    "phase2_units_embedded",
+)
+
+
 def active_generation(*, repository: Repository) -> IndexRun | None:
     """The run whose generation searches read now (only its id and creation time, which name
     its cached indexes, and the model its vectors belong to), in one query; None before the
-    first successful run."""
-    current = Repository.objects.filter(pk=repository.pk).values("active_run")[:1]
-    return (
-        IndexRun.objects.filter(pk=Subquery(current))
-        .only(
-            "pk",
-            "created_at",
-            "embedder_model",
-            "phase2_model",
-            "phase2_status",
-            "phase2_error",
-            "phase2_units_total",
-            "phase2_units_embedded",
-        )
-        .first()
+    first successful run.
+
+    Written as SQL: every search asks this first, and the ORM took about 2 ms to build the
+    same query (a subquery, a column list, a limit) against 0.2 ms for the query itself."""
+    run, repo = IndexRun._meta, Repository._meta
+    columns = ", ".join(f"r.{run.get_field(f).column}" for f in _GENERATION_FIELDS)
+    active = repo.get_field("active_run").column
+    # Table and column names come from the models; the one value is a parameter.
+    sql = (
+        f"SELECT {columns} FROM {run.db_table} r JOIN {repo.db_table} p "
+        f"ON p.{active} = r.{run.pk.column} WHERE p.{repo.pk.column} = %s"
     )
+    rows = list(IndexRun.objects.raw(sql, [repository.pk]))
+    return rows[0] if rows else None
 
 
 def active_file(*, repository: Repository, path: str) -> FileVersion | None:

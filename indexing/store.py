@@ -67,6 +67,14 @@ class VectorStore(Protocol):
         out): what the learned ranker needs for candidates that another stream found."""
         ...
 
+    def all_vectors(
+        self, *, repository_id: int, field: str = "code"
+    ) -> tuple[list[str], np.ndarray]:
+        """Every vector of a repository's field with its id (rows L2-normalised): what a
+        process copies into memory to score candidates without asking the store
+        (`indexing.vector_mirror`)."""
+        ...
+
     def delete(self, vector_ids: Sequence[str], *, repository_id: int) -> None: ...
 
     def delete_repository(self, repository_id: int) -> None: ...
@@ -234,6 +242,22 @@ class ChromaVectorStore:
         collection = self._collection(repository_id, field, create=False)
         if collection is None or not ids:
             return {}
+        # A query restricted to the ids answers with their distances alone, computed inside
+        # Chroma: about a quarter of the time of `get` with the embeddings, which copies every
+        # vector out to Python (the learned ranker asks this twice per search). Chroma refuses
+        # such a query when an id is not in the collection; `get` then finds those it has.
+        try:
+            result = collection.query(
+                query_embeddings=[np.asarray(vector, dtype=np.float32)],
+                ids=ids,
+                n_results=len(ids),
+                include=["distances"],
+            )
+            return {hit.vector_id: hit.score for hit in _hits(result)}
+        except Exception as exc:
+            if "error finding id" not in str(exc).lower():
+                self._forget(repository_id, field)
+                raise VectorStoreUnavailable(f"Chroma query failed: {exc}") from exc
         try:
             result = collection.get(ids=ids, include=["embeddings"])
         except Exception as exc:
@@ -244,6 +268,27 @@ class ChromaVectorStore:
         matrix = np.asarray(result["embeddings"], dtype=np.float32)
         values = matrix @ np.asarray(vector, dtype=np.float32)
         return {i: float(v) for i, v in zip(result["ids"], values, strict=True)}
+
+    def all_vectors(
+        self, *, repository_id: int, field: str = "code"
+    ) -> tuple[list[str], np.ndarray]:
+        collection = self._collection(repository_id, field, create=False)
+        ids: list[str] = []
+        parts: list[np.ndarray] = []
+        if collection is not None:
+            try:
+                while True:  # in pages: one `get` of 24k vectors held three copies at once
+                    page = collection.get(
+                        include=["embeddings"], limit=self._BATCH, offset=len(ids)
+                    )
+                    if not page["ids"]:
+                        break
+                    ids.extend(page["ids"])
+                    parts.append(np.asarray(page["embeddings"], dtype=np.float32))
+            except Exception as exc:
+                self._forget(repository_id, field)
+                raise VectorStoreUnavailable(f"Chroma get failed: {exc}") from exc
+        return ids, (np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32))
 
     def delete(self, vector_ids: Sequence[str], *, repository_id: int) -> None:
         ids = list(vector_ids)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 
@@ -30,7 +31,9 @@ class SearchFilters:
         return True
 
 
+@lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
+    # Asked of every candidate of every search (a ranker feature): a repository's paths repeat.
     pure = PurePosixPath(path)
     name = pure.name
     return (

@@ -11,9 +11,10 @@ from django.conf import settings
 
 from indexing.embedding import Embedder, EmbedderUnavailable, get_embedder
 from indexing.models import CodeUnit, IndexRun, Repository
-from indexing.selectors import active_units
 from indexing.static_tier import embedder_for, static_model_id
 from indexing.store import VectorStoreUnavailable, get_vector_store
+from indexing.unit_rows import generation_units
+from indexing.vector_mirror import mirrored
 from search import streams as S
 from search.filters import SearchFilters
 
@@ -27,6 +28,8 @@ def search_config() -> dict:
 class _UnavailableStore:
     """Stands in for a vector store that cannot be reached: the vector streams then report the
     error and the lexical stream still answers."""
+
+    in_memory = True  # nothing to copy
 
     def __init__(self, error: Exception) -> None:
         self.error = error
@@ -82,11 +85,12 @@ class Retriever:
         depth = {**config["DEPTH"], "S7": config["DEFINITIONS"]}
         depth |= {s: max(k, depth[s]) for s in ("S1", "S6", "S4")}
         embedder = generation_embedder(generation, phase=phase)
+        store = _vector_store_or_placeholder(embedder.model_id)
         self.streams = S.StreamContext(
             repository=repository,
             generation=generation,
             embedder=embedder,
-            store=_vector_store_or_placeholder(embedder.model_id),
+            store=mirrored(store, model_id=embedder.model_id, generation=generation),
             depth=depth,
             filters=filters,
             # Filters drop many hits after the store answers, so ask it for more.
@@ -125,6 +129,9 @@ class Retriever:
         return fields[0], fields[1], index.scores_of(scores, unit_ids)
 
     def resolve(self, unit_ids: set[int]) -> dict[int, CodeUnit]:
-        """Units of the active generation that pass the filters; other ids are dropped."""
-        units = active_units(repository=self.repository).filter(pk__in=unit_ids)
-        return {u.pk: u for u in units if self.filters.allows(u.path, u.kind)}
+        """Units of the search's generation that pass the filters; other ids (a vector store's
+        hits of another generation) are dropped. The generation's lexical index, which the
+        search has loaded anyway, says which ids are of it."""
+        held = self.streams.lexical_index().holds(unit_ids)
+        units = generation_units(self.generation, held)
+        return {pk: u for pk, u in units.items() if self.filters.allows(u.path, u.kind)}

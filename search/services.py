@@ -23,7 +23,7 @@ from search.fusion import reciprocal_rank_fusion
 from search.ranking.explain import stream_reason
 from search.ranking.model import RankerUnavailable, get_ranker
 from search.ranking.order import learned_order
-from search.ranking.structure import Strengths, query_shape, shaped_order, why
+from search.ranking.structure import Strengths, shape_ranked
 from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
 
@@ -180,10 +180,9 @@ def _shaped(
     """The learned order (standardised scores) adjusted by the repository's shape
     (search.ranking.structure), and what lifted each unit that was lifted, in words."""
     strengths = Strengths(**search_config()["STRUCTURE"])
-    shape = query_shape(query)
-    shaped = shaped_order(query, [(units[u], score) for u, score in scored], strengths)
-    lifted = {unit.pk: text for unit, _ in shaped if (text := why(unit, shape, strengths))}
-    return [(unit.pk, score) for unit, score in shaped], lifted
+    shaped = shape_ranked(query, [(units[u], score) for u, score in scored], strengths)
+    lifted = {unit.pk: text for unit, _, text in shaped if text}
+    return [(unit.pk, score) for unit, score, _ in shaped], lifted
 
 
 @dataclass

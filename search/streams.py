@@ -73,10 +73,14 @@ class StreamContext:
         self.timings_ms.setdefault("embed", round((time.perf_counter() - start) * 1000, 2))
         return vector
 
+    def lexical_index(self) -> LexicalIndex:
+        """The generation's lexical index, which holds every unit of the generation."""
+        return lexical_index_for_run(self.generation)
+
     def lexical(self, text: str) -> tuple[LexicalIndex, np.ndarray]:
         """The generation's lexical index and its BM25 scores for `text`, scored once per
         search: S4 and the learned ranker's features read the same scores."""
-        index = lexical_index_for_run(self.generation)
+        index = self.lexical_index()
         if self._bm25 is None or self._bm25[0] != text:
             self._bm25 = (text, index.scores(text))
         return index, self._bm25[1]

@@ -15,6 +15,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def isolated_vector_store(settings, tmp_path):
     from indexing.store import get_vector_store
+    from indexing.vector_mirror import forget_copies
 
     settings.REPORIFT = {
         **settings.REPORIFT,
@@ -32,8 +33,10 @@ def isolated_vector_store(settings, tmp_path):
         "WORK_DIR": str(tmp_path / "work"),
     }
     get_vector_store.cache_clear()
+    forget_copies()
     yield
     get_vector_store.cache_clear()
+    forget_copies()
 
 
 @pytest.fixture(scope="session")

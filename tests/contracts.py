@@ -117,6 +117,23 @@ class VectorStoreContract:
         assert scores["1-3"] == pytest.approx(1.0, abs=1e-4)
         assert scores["1-0"] == pytest.approx(float(self._unit(0) @ self._unit(3)), abs=1e-4)
         assert vector_store_backend.scores(self._unit(3), ["1-3"], repository_id=99) == {}
+        # Every id known (a search's usual case), one of them twice.
+        known = vector_store_backend.scores(self._unit(2), ["1-2", "1-5", "1-2"], repository_id=1)
+        assert set(known) == {"1-2", "1-5"}
+        assert known["1-2"] == pytest.approx(1.0, abs=1e-4)
+        assert known["1-5"] == pytest.approx(float(self._unit(5) @ self._unit(2)), abs=1e-4)
+
+    def test_all_vectors_of_a_repository_field(self, vector_store_backend):
+        vector_store_backend._BATCH = 4  # Chroma's are read in pages: several here
+        records = self._fill(vector_store_backend, n=10)
+        self._fill(vector_store_backend, repository_id=2)
+        ids, matrix = vector_store_backend.all_vectors(repository_id=1)
+        assert sorted(ids) == sorted(r.vector_id for r in records)
+        for row, vector_id in enumerate(ids):
+            expected = self._unit(int(vector_id.split("-")[1]))
+            assert np.allclose(matrix[row], expected, atol=1e-3)
+        assert vector_store_backend.all_vectors(repository_id=1, field="header")[0] == []
+        assert vector_store_backend.all_vectors(repository_id=404)[0] == []
 
     def test_unknown_repository_answers_nothing(self, vector_store_backend):
         assert vector_store_backend.query(self._unit(1), repository_id=404, n=3) == []

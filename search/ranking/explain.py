@@ -1,18 +1,21 @@
 """Why a result ranked where it did, in one short line, from what actually ranked it.
 
-The learned ranker's per-feature contributions (LightGBM's `pred_contrib`: SHAP values, which
-add up to its score) say which signals lifted a result; the blend adds the code cosine's own
-part. The two or three largest positive parts become words, with the query words that matched
-where a signal is about words ("name words match 'retry'", "BM25 hit on 'max_retries'").
+The learned ranker's per-feature contributions (each split's change in its tree's value on the
+way to the result's leaf, credited to the split's feature: path attribution, which adds up to
+the score exactly; `search.ranking.model`) say which signals lifted a result; the blend adds the
+code cosine's own part. The two or three largest positive parts become words, with the query
+words that matched where a signal is about words ("name words match 'retry'", "BM25 hit on
+'max_retries'").
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from indexing.lexical import tokenize
-from indexing.unit_text import identifier_words
-from search.ranking.features import FEATURES, RankedUnit, stems
+from search.ranking.features import FEATURES, RankedUnit, stems, unit_words
 
 # Feature -> the signal it belongs to; features of one signal add up.
 SIGNALS = {
@@ -29,20 +32,39 @@ SIGNALS = {
 _INDEX = {name: [FEATURES.index(f) for f in features] for name, features in SIGNALS.items()}
 
 
-def _matched(query: str, text_words: list[str]) -> list[str]:
-    """Query words (as the user wrote them) whose stems are among `text_words`' stems."""
-    targets = stems(text_words)
-    seen, out = set(), []
+@lru_cache(maxsize=256)
+def _query_words(query: str) -> tuple[tuple[str, str], ...]:
+    """The query's words as the user wrote them, each with its stem, first occurrence of a stem
+    only (the same query is explained for each of its top results)."""
+    seen: set[str] = set()
+    out = []
     for word in tokenize(query):
         stem = next(iter(stems([word])), "")
-        if stem in targets and stem not in seen:
+        if stem not in seen:
             seen.add(stem)
-            out.append(word)
-    return out[:3]
+            out.append((word, stem))
+    return tuple(out)
+
+
+def _matched(query: str, targets: frozenset[str]) -> list[str]:
+    """Query words (as the user wrote them) whose stems are among `targets`."""
+    return [word for word, stem in _query_words(query) if stem in targets][:3]
 
 
 def _quoted(words: list[str]) -> str:
     return ", ".join(f"'{w}'" for w in words)
+
+
+# Signal -> which of the unit's stemmed word sets (search.ranking.features.UnitWords) it is
+# about, and how its words are introduced.
+_WORD_SIGNALS = {
+    "name": ("qualname", "name words match"),
+    "class": ("class_name", "class name matches"),
+    "path": ("path", "file path matches"),
+    "signature": ("signature", "signature mentions"),
+    "body": ("text", "code mentions"),
+    "context": ("context", "context mentions"),
+}
 
 
 def phrase(signal: str, query: str, unit: RankedUnit) -> str:
@@ -50,22 +72,12 @@ def phrase(signal: str, query: str, unit: RankedUnit) -> str:
         return "code close to the query"
     if signal == "header":
         return "name and signature close to the query"
+    words = unit_words(unit)
     if signal == "bm25":
-        words = _matched(query, tokenize(unit.code))
-        return f"BM25 hit on {_quoted(words)}" if words else "BM25 hit"
-    sources = {  # computed only for the signal asked about
-        "name": (lambda: identifier_words(unit.qualname), "name words match"),
-        "class": (lambda: identifier_words(unit.class_name), "class name matches"),
-        "path": (lambda: identifier_words(unit.path.removesuffix(".py")), "file path matches"),
-        "signature": (lambda: tokenize(unit.signature), "signature mentions"),
-        "body": (lambda: tokenize(unit.code), "code mentions"),
-        "context": (
-            lambda: tokenize(f"{unit.class_summary} {unit.module_summary}"),
-            "context mentions",
-        ),
-    }
-    words, lead = sources[signal]
-    matched = _matched(query, words())
+        matched = _matched(query, words.text)
+        return f"BM25 hit on {_quoted(matched)}" if matched else "BM25 hit"
+    field, lead = _WORD_SIGNALS[signal]
+    matched = _matched(query, getattr(words, field))
     return f"{lead} {_quoted(matched)}" if matched else ""
 
 
@@ -77,8 +89,8 @@ def explain(
     code_part: float,
     most: int = 3,
 ) -> str:
-    """`contributions`: one row of `pred_contrib` (features, then the bias); `code_part`: what
-    the blend's code-cosine term added, on the ranker's scale."""
+    """`contributions`: one row of the ranker's contributions (features, then the bias);
+    `code_part`: what the blend's code-cosine term added, on the ranker's scale."""
     parts = {name: float(contributions[index].sum()) for name, index in _INDEX.items()}
     parts["code"] += code_part
     ranked = sorted((p for p in parts.items() if p[1] > 0), key=lambda p: -p[1])

@@ -13,6 +13,7 @@ reader sees it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -117,7 +118,8 @@ class UnitWords:
     class_name: frozenset[str]
     path: frozenset[str]
     signature: frozenset[str]
-    code: frozenset[str]
+    code: frozenset[str]  # without the docstring (the module docstring says why)
+    text: frozenset[str]  # the code as written, docstring included (the reasons' words)
     context: frozenset[str]
     name_words: int
     body_lines: int
@@ -166,6 +168,7 @@ def _unit_words(
         path=frozenset(stems(identifier_words(path.removesuffix(".py")))),
         signature=frozenset(stems(tokenize(signature))),
         code=frozenset(stems(tokenize(without_docstring))),
+        text=frozenset(stems(tokenize(code))),
         context=frozenset(stems(tokenize(context))),
         name_words=len(name_words),
         # Lines as if the docstring were one line (as the benchmark's `pass` is): see the
@@ -188,7 +191,8 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
     bm25 = np.array([c.bm25 for c in candidates])
     code_rank, header_rank = _ranks(cos_code), _ranks(cos_header)
     bm25_rank = np.where(bm25 > 0, _ranks(bm25), n + 1)
-    names = [c.unit.name for c in candidates]
+    best_code, best_header, best_bm25 = cos_code.max(), cos_header.max(), bm25.max()
+    names = Counter(c.unit.name for c in candidates)
     for row, candidate in enumerate(candidates):
         unit = candidate.unit
         words = unit_words(unit)
@@ -196,13 +200,13 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
         out[row] = (
             candidate.cos_code,
             candidate.cos_header,
-            cos_code.max() - candidate.cos_code,
-            cos_header.max() - candidate.cos_header,
+            best_code - candidate.cos_code,
+            best_header - candidate.cos_header,
             code_rank[row],
             header_rank[row],
             code_rank[row] + header_rank[row],
             candidate.bm25,
-            candidate.bm25 / bm25.max() if bm25.max() > 0 else 0.0,
+            candidate.bm25 / best_bm25 if best_bm25 > 0 else 0.0,
             bm25_rank[row],
             len(query_stems & name),
             _share(query_stems, name),
@@ -225,7 +229,7 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
             unit.name.startswith("__") and unit.name.endswith("__"),
             words.is_property,
             words.is_overload,
-            names.count(unit.name) - 1,
+            names[unit.name] - 1,
         )
     return out
 

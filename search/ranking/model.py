@@ -33,22 +33,83 @@ def manifest_path(model_path: Path) -> Path:
 
 
 @dataclass
+class LeafTables:
+    """A model's trees as tables over their leaves: what a row's leaf in each tree adds to its
+    score, and how that amount splits over the features met on the way to it (Saabas's path
+    attribution: each split's feature gets the change in the node's value across it)."""
+
+    values: np.ndarray  # (trees, leaves): each leaf's output
+    parts: np.ndarray  # (trees, leaves, features): the leaf's output less the root's, by feature
+    bias: float  # the roots' outputs added up: what every row starts from
+
+
+def leaf_tables(booster, features: int) -> LeafTables:
+    trees = booster.dump_model()["tree_info"]
+    width = max(tree["num_leaves"] for tree in trees)
+    values = np.zeros((len(trees), width))
+    parts = np.zeros((len(trees), width, features))
+    bias = 0.0
+    for t, tree in enumerate(trees):
+        root = tree["tree_structure"]
+        if "leaf_index" in root:  # a tree of one leaf: all of it is bias
+            values[t, 0] = root["leaf_value"]
+            bias += root["leaf_value"]
+            parts[t, 0] = 0.0
+            continue
+        bias += root["internal_value"]
+        stack = [(root, np.zeros(features))]
+        while stack:
+            node, path = stack.pop()
+            for side in ("left_child", "right_child"):
+                child = node[side]
+                leaf = "leaf_index" in child
+                step = path.copy()
+                value = child["leaf_value"] if leaf else child["internal_value"]
+                step[node["split_feature"]] += value - node["internal_value"]
+                if leaf:
+                    values[t, child["leaf_index"]] = value
+                    parts[t, child["leaf_index"]] = step
+                else:
+                    stack.append((child, step))
+    return LeafTables(values, parts, bias)
+
+
+@dataclass
+class Scored:
+    scores: np.ndarray  # one per row
+    leaves: np.ndarray  # (rows, trees): the leaf each row reached in each tree
+
+
+@dataclass
 class LearnedRanker:
     booster: object
     manifest: dict
+    tables: LeafTables
+
+    def scored(self, features: np.ndarray) -> Scored:
+        """The rows' scores, from one pass through the trees: the leaves each row reaches,
+        whose outputs add up to the model's prediction (and give `contributions` for free)."""
+        trees = self.tables.values.shape[0]
+        if len(features) == 0:
+            return Scored(np.zeros(0), np.zeros((0, trees), dtype=np.int32))
+        # One thread: a request's 100-odd rows are too few to share out.
+        leaves = self.booster.predict(features, num_threads=1, pred_leaf=True).astype(np.int32)
+        scores = self.tables.values[np.arange(trees), leaves].sum(axis=1)
+        return Scored(scores, leaves)
 
     def score(self, features: np.ndarray) -> np.ndarray:
-        if len(features) == 0:
-            return np.zeros(0)
-        # One thread: a request's 100-odd rows are too few to share out.
-        return self.booster.predict(features, num_threads=1)
+        return self.scored(features).scores
 
-    def contributions(self, features: np.ndarray) -> np.ndarray:
-        """Per row, each feature's part of the score and, last, the bias (they add up to
-        `score`): what `search.ranking.explain` turns into words."""
-        if len(features) == 0:
-            return np.zeros((0, features.shape[1] + 1))
-        return self.booster.predict(features, num_threads=1, pred_contrib=True)
+    def contributions(self, leaves: np.ndarray) -> np.ndarray:
+        """Per row of `Scored.leaves`, each feature's part of the score and, last, the bias
+        (they add up to the score): what `search.ranking.explain` turns into words. Path
+        attribution costs a table lookup where LightGBM's SHAP values (`pred_contrib`) cost
+        more than scoring every candidate; both split the score exactly."""
+        trees, _, features = self.tables.parts.shape
+        if len(leaves) == 0:
+            return np.zeros((0, features + 1))
+        parts = self.tables.parts[np.arange(trees), leaves].sum(axis=1)
+        return np.hstack([parts, np.full((len(leaves), 1), self.tables.bias)])
 
 
 def load_ranker(model_path: Path) -> LearnedRanker:
@@ -74,7 +135,7 @@ def load_ranker(model_path: Path) -> LearnedRanker:
         raise RankerUnavailable(f"{model_path} is not a LightGBM model: {exc}") from exc
     if tuple(booster.feature_name()) != FEATURES:
         raise RankerUnavailable(f"{model_path} names other features than its manifest")
-    return LearnedRanker(booster, manifest)
+    return LearnedRanker(booster, manifest, leaf_tables(booster, len(FEATURES)))
 
 
 _loaded: dict[str, LearnedRanker | RankerUnavailable] = {}

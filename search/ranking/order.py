@@ -67,13 +67,14 @@ def learned_order(
 ) -> LearnedOrder:
     ids = list(units)
     features = candidate_features(query=query, units=units, retriever=retriever)
-    ranker_scores = ranker.score(features)
+    scored = ranker.scored(features)
+    ranker_scores = scored.scores
     scores = blended_scores(features, ranker_scores, code_weight)
     order = np.argsort(-scores, kind="stable")
     reasons = {}
     top = order[:explain_top]
     if len(top):
-        contributions = ranker.contributions(features[top])
+        contributions = ranker.contributions(scored.leaves[top])
         # The blend's code term, put back on the ranker's own scale (the blend standardises
         # the ranker's scores; its spread converts between them).
         spread = float(np.std(ranker_scores)) or 1.0

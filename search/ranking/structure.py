@@ -119,9 +119,12 @@ def file_topic(path: str, words: frozenset[str]) -> bool:
     return False
 
 
-def _lifts(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> list[tuple[float, str]]:
+def _lifts(
+    unit: ShapedUnit, shape: QueryShape, strengths: Strengths, *, topic: bool
+) -> list[tuple[float, str]]:
     """What each rule adds to (or takes from) a unit's score, with the words that say why
-    ("" for a step back, which needs no telling)."""
+    ("" for a step back, which needs no telling). `topic`: the unit's file is named for the
+    query's topic (`file_topic`, asked once per file by the caller)."""
     lifts = []
     match = definition_match(unit, shape)
     if strengths.defines and match:
@@ -129,7 +132,7 @@ def _lifts(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> list[tu
     named = sorted(n for n in shape.mentioned if defines(unit, n))
     if strengths.mentioned and named:
         lifts.append((strengths.mentioned, f"defines '{named[0]}'"))
-    if strengths.file_topic and file_topic(unit.path, shape.words):
+    if strengths.file_topic and topic:
         lifts.append((strengths.file_topic, "file named for the topic"))
     if strengths.module and unit.kind == "module" and not match:
         lifts.append((-strengths.module, ""))
@@ -138,7 +141,32 @@ def _lifts(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> list[tu
 
 def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:
     """The rules that lifted a unit, in words ("" when none did)."""
-    return "; ".join(words for _, words in _lifts(unit, shape, strengths) if words)
+    lifts = _lifts(unit, shape, strengths, topic=file_topic(unit.path, shape.words))
+    return "; ".join(words for _, words in lifts if words)
+
+
+def shape_ranked(
+    query: str,
+    ranked: Sequence[tuple[ShapedUnit, float]],
+    strengths: Strengths,
+) -> list[tuple[ShapedUnit, float, str]]:
+    """`ranked` (units with the ranker's standardised scores, best first) re-ordered by the
+    rules of the module docstring: each unit with its adjusted score and the rules that lifted
+    it, in words ("" when none did)."""
+    shape = query_shape(query)
+    topics: dict[str, bool] = {}
+    adjusted, words = [], {}
+    for unit, score in ranked:
+        if strengths.file_topic and unit.path not in topics:
+            topics[unit.path] = file_topic(unit.path, shape.words)
+        lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
+        adjusted.append((unit, score + sum(amount for amount, _ in lifts)))
+        words[id(unit)] = "; ".join(text for _, text in lifts if text)
+    if strengths.same_file:
+        adjusted = _spread_files(adjusted, strengths.same_file)
+    else:
+        adjusted.sort(key=lambda pair: -pair[1])
+    return [(unit, score, words[id(unit)]) for unit, score in adjusted]
 
 
 def shaped_order(
@@ -146,16 +174,8 @@ def shaped_order(
     ranked: Sequence[tuple[ShapedUnit, float]],
     strengths: Strengths,
 ) -> list[tuple[ShapedUnit, float]]:
-    """`ranked` (units with the ranker's standardised scores, best first) re-ordered by the
-    rules of the module docstring; scores are the adjusted ones."""
-    shape = query_shape(query)
-    adjusted = [
-        (unit, score + sum(amount for amount, _ in _lifts(unit, shape, strengths)))
-        for unit, score in ranked
-    ]
-    if not strengths.same_file:
-        return sorted(adjusted, key=lambda pair: -pair[1])
-    return _spread_files(adjusted, strengths.same_file)
+    """`shape_ranked` without the words."""
+    return [(unit, score) for unit, score, _ in shape_ranked(query, ranked, strengths)]
 
 
 def _spread_files(

@@ -52,3 +52,11 @@ def test_least_recently_used_generations_are_dropped():
         cache.get(run(pk), lambda key, pk=pk: pk)
     assert cache.get(run(1), lambda key: -1) == -1  # evicted, rebuilt
     assert cache.get(run(3), lambda key: -3) == 3
+
+
+def test_an_index_says_which_ids_it_holds():
+    from indexing.lexical import bm25_index
+
+    index = bm25_index([7, 3, 11], [["retry", "http"], ["parse", "cookie"], ["encode"]])
+    assert index.holds({3, 4, 11, 99}) == {3, 11}
+    assert index.scores_of(index.scores("retry"), [7, 4]).keys() == {7}

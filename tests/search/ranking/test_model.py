@@ -61,3 +61,19 @@ def test_missing_manifest_is_refused(tmp_path):
     model.write_text(DEFAULT_MODEL.read_text())
     with pytest.raises(RankerUnavailable, match="manifest"):
         load_ranker(model)
+
+
+def test_one_pass_gives_lightgbms_scores_and_contributions_that_add_up_to_them():
+    ranker = load_ranker(DEFAULT_MODEL)
+    rng = np.random.default_rng(1)
+    # Realistic spreads: cosines, ranks among a hundred candidates, BM25 scores, shares, flags.
+    features = rng.random((60, len(FEATURES))) * rng.choice([1, 5, 100], len(FEATURES))
+    scored = ranker.scored(features)
+    assert np.allclose(scored.scores, ranker.booster.predict(features), atol=1e-9)
+    parts = ranker.contributions(scored.leaves[:10])
+    assert parts.shape == (10, len(FEATURES) + 1)
+    assert np.allclose(parts.sum(axis=1), scored.scores[:10], atol=1e-9)
+    # A feature no split of a row's path tests gets nothing of its score.
+    unused = [i for i, name in enumerate(FEATURES) if not ranker.booster.feature_importance()[i]]
+    assert all(np.allclose(parts[:, i], 0.0) for i in unused)
+    assert ranker.scored(features[:0]).scores.shape == (0,)

@@ -1,0 +1,49 @@
+"""A generation's code unit rows by primary key, the recently read ones kept in the process.
+
+A unit row is written once and never changed: an edited file gets a new file version with new
+units, and a re-index makes new rows for whatever it parses again. A row read once is good for
+as long as its generation exists, and a search that meets the same units again (a repository's
+popular functions, an agent asking twice, paging) need not read them from the database again.
+Rows are kept per generation (`indexing.lexical.generation_key`: its id and creation time), so
+a database reset beside a living process, which can hand out the same ids again, never serves
+another database's row. Which units a generation holds is not decided here: callers ask with
+ids they know to be in it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from indexing.lexical import Generation, generation_key
+from indexing.models import CodeUnit
+
+# About 30 MB of rows (a unit's code averages a kilobyte or two).
+CACHED_UNITS = 10_000
+
+_rows: OrderedDict[tuple[str, int], CodeUnit] = OrderedDict()
+_lock = threading.Lock()
+
+
+def generation_units(run: Generation, pks: Iterable[int]) -> dict[int, CodeUnit]:
+    """The units with these primary keys (ids with no row are left out). Shared, read-only
+    instances: callers must not change them."""
+    key = generation_key(run)
+    wanted = set(pks)
+    found: dict[int, CodeUnit] = {}
+    with _lock:
+        for pk in wanted:
+            unit = _rows.get((key, pk))
+            if unit is not None:
+                _rows.move_to_end((key, pk))
+                found[pk] = unit
+    missing = wanted - found.keys()
+    if missing:
+        fetched = CodeUnit.objects.in_bulk(missing)
+        found.update(fetched)
+        with _lock:
+            _rows.update(((key, pk), unit) for pk, unit in fetched.items())
+            while len(_rows) > CACHED_UNITS:
+                _rows.popitem(last=False)
+    return found

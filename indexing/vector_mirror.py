@@ -1,0 +1,155 @@
+"""A generation's vectors in the process's memory, for scoring a search's candidates.
+
+The learned ranker needs the query's cosine with the code and the header vector of every
+candidate (one to two hundred), however each was found. Chroma answers that from its files in
+6 to 15 ms a field at 24k units (`get` copies every vector out to Python; a query restricted to
+the ids grows with the collection), most of a fast-mode search once everything else is cut. A
+process therefore keeps a copy of each recently searched generation's vectors as one matrix: a
+lookup is a gather and a product, a small fraction of a millisecond.
+
+Copying takes about a second per 20k vectors, so it runs in a background thread the first time
+a generation is searched, and searches meanwhile ask the store as before. A copy belongs to one
+generation (`indexing.lexical.generation_key`), one model and one field: a new generation copies
+its own (a unit's vectors never change, but a database reset beside a living process can hand
+out ids again). An id the copy lacks (a vector written after the copy was made) is asked of the
+store. The process holds at most `MAX_VECTORS` copied vectors; a larger generation is not
+copied, and the least recently used copies make room for new ones. Stores whose vectors are in
+memory already (`in_memory`, the static tier's segment files) are used as they are.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from indexing.lexical import Generation, generation_key
+from indexing.store import VectorHit, VectorStore
+
+logger = logging.getLogger(__name__)
+
+# About 300 MB of float32 vectors of 384 dimensions: twelve repositories of 24k units, both
+# fields.
+MAX_VECTORS = 200_000
+
+
+@dataclass
+class _Copy:
+    loaded: threading.Event = field(default_factory=threading.Event)
+    pid: int = field(default_factory=os.getpid)  # a thread does not survive a fork
+    row_of: dict[str, int] = field(default_factory=dict)
+    matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    failed: bool = False
+
+    @property
+    def size(self) -> int:
+        return len(self.row_of)
+
+
+class _Copies:
+    def __init__(self) -> None:
+        self.items: OrderedDict[tuple, _Copy] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def copy_for(self, key: tuple, load) -> _Copy | None:
+        """The loaded copy, or None while it loads (the first ask starts the load)."""
+        with self.lock:
+            copy = self.items.get(key)
+            if copy is not None and copy.pid != os.getpid():
+                copy = None  # its loader stayed in the parent process
+            if copy is None:
+                copy = self.items[key] = _Copy()
+                threading.Thread(
+                    target=load, args=(key, copy), name="vector-mirror", daemon=True
+                ).start()
+                return None
+            self.items.move_to_end(key)
+        return copy if copy.loaded.is_set() and not copy.failed else None
+
+    def fit(self, key: tuple, copy: _Copy) -> None:
+        """Drop the least recently used copies until the process holds at most MAX_VECTORS.
+        A copy that alone exceeds that is emptied but stays listed, so that searches of its
+        generation go to the store without loading it again."""
+        with self.lock:
+            if copy.size > MAX_VECTORS:
+                copy.row_of, copy.matrix, copy.failed = {}, copy.matrix[:0], True
+                return
+            total = sum(c.size for c in self.items.values())
+            while total > MAX_VECTORS:
+                old_key, old = next(iter(self.items.items()))
+                if old_key == key:
+                    break
+                del self.items[old_key]
+                total -= old.size
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_copies = _Copies()
+
+
+class MirroredStore:
+    """A vector store whose `scores` come from a copy of one generation's vectors in memory
+    once the copy is loaded; everything else goes to the store itself."""
+
+    def __init__(self, store: VectorStore, *, model_id: str, generation: Generation) -> None:
+        self.store = store
+        self.model_id = model_id
+        self.generation_key = generation_key(generation)
+
+    def query(self, *args, **kwargs) -> list[VectorHit]:
+        return self.store.query(*args, **kwargs)
+
+    def scores(
+        self,
+        vector: np.ndarray,
+        vector_ids: Sequence[str],
+        *,
+        repository_id: int,
+        field: str = "code",
+    ) -> dict[str, float]:
+        key = (self.model_id, self.generation_key, repository_id, field)
+        copy = _copies.copy_for(key, self._load)
+        if copy is None:
+            return self.store.scores(vector, vector_ids, repository_id=repository_id, field=field)
+        ids = list(dict.fromkeys(vector_ids))
+        known = [i for i in ids if i in copy.row_of]
+        values = copy.matrix[[copy.row_of[i] for i in known]] @ np.asarray(vector, np.float32)
+        found = {i: float(v) for i, v in zip(known, values, strict=True)}
+        missing = [i for i in ids if i not in copy.row_of]
+        if missing:
+            found |= self.store.scores(vector, missing, repository_id=repository_id, field=field)
+        return found
+
+    def _load(self, key: tuple, copy: _Copy) -> None:
+        _, _, repository_id, field = key
+        try:
+            ids, matrix = self.store.all_vectors(repository_id=repository_id, field=field)
+            copy.row_of = {vector_id: row for row, vector_id in enumerate(ids)}
+            copy.matrix = matrix
+            _copies.fit(key, copy)
+        except Exception:  # the store is asked directly instead, and says what is wrong
+            logger.exception("could not copy the vectors of %s", key)
+            copy.failed = True
+        finally:
+            copy.loaded.set()
+
+
+def mirrored(store: VectorStore, *, model_id: str, generation: Generation) -> VectorStore:
+    """`store` with its candidate scores served from memory, unless it holds its vectors in
+    memory already."""
+    if getattr(store, "in_memory", False):
+        return store
+    return MirroredStore(store, model_id=model_id, generation=generation)
+
+
+def forget_copies() -> None:
+    """Drop every copy (tests that reset the stores)."""
+    _copies.clear()

@@ -1,0 +1,123 @@
+"""The in-memory copy of a generation's vectors scores candidates as the store does, is used
+only once loaded, asks the store for what it lacks, and keeps within its bound."""
+
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from indexing import vector_mirror
+from indexing.segment_store import SegmentVectorStore
+from indexing.store import ChromaVectorStore, VectorRecord
+from indexing.vector_mirror import MirroredStore, mirrored
+
+DIM = 8
+
+
+def unit(i: int) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[i % DIM], v[(i + 3) % DIM] = 1.0, 0.5
+    return v / np.linalg.norm(v)
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = ChromaVectorStore(path=str(tmp_path / "chroma"), model_id="mirror-test")
+    records = [VectorRecord(str(i), 1, "function", f"m{i}.py") for i in range(20)]
+    store.upsert(records, np.stack([unit(i) for i in range(20)]))
+    return store
+
+
+def generation(pk: int = 1):
+    return SimpleNamespace(pk=pk, created_at=datetime(2026, 11, 25, tzinfo=UTC))
+
+
+def loaded(mirror: MirroredStore, field: str = "code"):
+    key = (mirror.model_id, mirror.generation_key, 1, field)
+    copy = vector_mirror._copies.items[key]
+    assert copy.loaded.wait(10)
+    return copy
+
+
+class CountingStore:
+    """Counts what reaches the real store."""
+
+    def __init__(self, store):
+        self.store, self.asked = store, []
+
+    def scores(self, vector, ids, **kwargs):
+        self.asked.append(list(ids))
+        return self.store.scores(vector, ids, **kwargs)
+
+    def all_vectors(self, **kwargs):
+        return self.store.all_vectors(**kwargs)
+
+
+def test_scores_match_the_store_and_come_from_memory_once_loaded(store):
+    counting = CountingStore(store)
+    mirror = MirroredStore(counting, model_id="m", generation=generation())
+    query, ids = unit(4), ["4", "7", "12", "4"]
+    first = mirror.scores(query, ids, repository_id=1)  # the copy is loading: the store answers
+    assert counting.asked == [ids]
+    loaded(mirror)
+    again = mirror.scores(query, ids, repository_id=1)
+    assert counting.asked == [ids]  # nothing more asked of the store
+    assert set(again) == {"4", "7", "12"} == set(first)
+    for vector_id in again:
+        assert again[vector_id] == pytest.approx(first[vector_id], abs=1e-5)
+
+
+def test_ids_the_copy_lacks_are_asked_of_the_store(store):
+    counting = CountingStore(store)
+    mirror = MirroredStore(counting, model_id="m", generation=generation())
+    mirror.scores(unit(1), ["1"], repository_id=1)
+    loaded(mirror)
+    store.upsert([VectorRecord("50", 1, "function", "new.py")], np.stack([unit(2)]))
+    found = mirror.scores(unit(2), ["1", "50", "missing"], repository_id=1)
+    assert counting.asked[-1] == ["50", "missing"]
+    assert found["50"] == pytest.approx(1.0, abs=1e-5) and "missing" not in found
+
+
+def test_each_generation_and_field_has_its_own_copy(store):
+    first = MirroredStore(store, model_id="m", generation=generation(1))
+    second = MirroredStore(store, model_id="m", generation=generation(2))
+    for mirror in (first, second):
+        mirror.scores(unit(1), ["1"], repository_id=1)
+        mirror.scores(unit(1), ["1"], repository_id=1, field="header")
+    assert len(vector_mirror._copies.items) == 4
+    assert loaded(first, "header").size == 0  # nothing was written to the header field
+
+
+def test_copies_stay_within_the_bound(store, monkeypatch):
+    monkeypatch.setattr(vector_mirror, "MAX_VECTORS", 30)
+    mirrors = [MirroredStore(store, model_id="m", generation=generation(g)) for g in (1, 2)]
+    for mirror in mirrors:
+        mirror.scores(unit(1), ["1"], repository_id=1)
+        loaded(mirror)
+    # 20 vectors each: the older copy made room for the newer one.
+    assert [key[1] for key in vector_mirror._copies.items] == [mirrors[1].generation_key]
+    monkeypatch.setattr(vector_mirror, "MAX_VECTORS", 10)
+    big = MirroredStore(store, model_id="m", generation=generation(3))
+    big.scores(unit(1), ["1"], repository_id=1)
+    assert loaded(big).failed and loaded(big).size == 0  # too large: not kept, not reloaded
+    assert big.scores(unit(1), ["1"], repository_id=1)["1"] == pytest.approx(1.0, abs=1e-5)
+    assert len([key for key in vector_mirror._copies.items if key[1] == big.generation_key]) == 1
+
+
+def test_a_copy_that_cannot_load_leaves_the_store_answering(store):
+    class Broken(CountingStore):
+        def all_vectors(self, **kwargs):
+            raise RuntimeError("disk gone")
+
+    broken = Broken(store)
+    mirror = MirroredStore(broken, model_id="m", generation=generation())
+    mirror.scores(unit(3), ["3"], repository_id=1)
+    assert loaded(mirror).failed
+    assert mirror.scores(unit(3), ["3"], repository_id=1)["3"] == pytest.approx(1.0, abs=1e-5)
+    assert len(broken.asked) == 2
+
+
+def test_a_store_in_memory_is_used_as_it_is(tmp_path):
+    segments = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+    assert mirrored(segments, model_id="m", generation=generation()) is segments
