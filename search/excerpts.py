@@ -14,6 +14,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from indexing.lexical import tokenize
 from indexing.unit_text import identifier_words
@@ -44,18 +45,24 @@ class Excerpt:
         }
 
 
-def _line_words(lines: list[str]) -> list[set[str]]:
-    """Each line's stemmed words and identifier parts; each distinct word stemmed once."""
+@lru_cache(maxsize=4096)
+def _line_words(code: str) -> tuple[frozenset[str], ...]:
+    """Each line's stemmed words and identifier parts; each distinct word split and stemmed
+    once. Kept per code text: a page shows ten results, and the same units come back across
+    queries (on the API under load this was most of a request's time)."""
+    lines = source_lines(code)
+    parts: dict[str, frozenset[str]] = {}
     raw = []
     for line in lines:
-        words = set()
+        words: set[str] = set()
         for token in _WORD.findall(line):
-            words.add(token.lower())
-            words.update(identifier_words(token))
+            if token not in parts:
+                parts[token] = frozenset([token.lower(), *identifier_words(token)])
+            words |= parts[token]
         raw.append(words)
     vocabulary = sorted(set().union(*raw)) if raw else []
     stemmed = dict(zip(vocabulary, _stemmer().stemWords(vocabulary), strict=True))
-    return [{stemmed[w] for w in words} for words in raw]
+    return tuple(frozenset(stemmed[w] for w in words) for words in raw)
 
 
 def source_lines(code: str) -> list[str]:
@@ -74,7 +81,7 @@ def excerpt(code: str, start_line: int, query: str, *, window: int = WINDOW) -> 
     lines = source_lines(code)
     signature_index = next((i for i, line in enumerate(lines) if _DEF.match(line)), 0)
     query_stems = stems([w for w in tokenize(query)])
-    per_line = [words & query_stems for words in _line_words(lines)]
+    per_line = [words & query_stems for words in _line_words(code)]
     # A query word found on many lines tells them apart less (idf over the unit's lines).
     counts = {w: sum(1 for words in per_line if w in words) for w in query_stems}
     weight = {w: math.log(1 + len(lines) / c) for w, c in counts.items() if c}
