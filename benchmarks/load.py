@@ -1,7 +1,11 @@
 """Bounded load test on loopback: gunicorn serving the app as `make run` does, N concurrent
 clients for a fixed time against fast-mode search through the JSON API.
 
-    python -m benchmarks.load [--clients 20] [--seconds 60]
+    python -m benchmarks.load [--clients 20] [--seconds 60] [--baseline DIR --rounds 2] \\
+        [--out report.json]
+
+With `--baseline` (a worktree of an older commit), that checkout is served the same way on the
+same index in alternating rounds: the two builds compared in one run.
 """
 
 from __future__ import annotations
@@ -10,12 +14,14 @@ import argparse
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from benchmarks.common import ROOT, machine_line, package_dir, setup_django, write_section
 from search.evaluation.metrics import percentile
@@ -45,17 +51,52 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (a worktree of an older commit) served the same way, in "
+        "alternating rounds against this one, on the same index",
+    )
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
     data_dir = setup_django()
     from django.core.management import call_command
 
     call_command("index_repo", str(package_dir("requests")), name="demo")
     units = _units("demo")
+    sides = {"this checkout": ROOT}
+    if args.baseline:
+        sides["baseline"] = args.baseline.resolve()
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    for _ in range(args.rounds):
+        for side, project in sides.items():
+            runs[side].append(_serve_and_load(project, data_dir, args.clients, args.seconds))
+            print(side, json.dumps(runs[side][-1]))
+    summary = {side: _pooled(measured, args.seconds) for side, measured in runs.items()}
+    report = {
+        "machine": machine_line(),
+        "command": " ".join(["python -m benchmarks.load", *sys.argv[1:]]),
+        "units": units,
+        "baseline_commit": _commit(args.baseline) if args.baseline else "",
+        "summary": summary,
+        "rounds": runs,
+    }
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(summary, indent=2))
+    write_section("load", _section(report, args))
+
+
+def _serve_and_load(project: Path, data_dir: Path, clients: int, seconds: float) -> dict:
+    """One round: gunicorn serving `project` as `make run` does, `clients` threads for
+    `seconds`."""
     port = free_port()
     env = {
         **os.environ,
         "REPORIFT_DATA_DIR": str(data_dir),
         "DJANGO_SETTINGS_MODULE": "reporift.settings",
+        "PYTHONPATH": str(project),
         # The per-user limit would (correctly) refuse one client's 120+ searches a minute.
         "REPORIFT_SEARCH_RATE_PER_MINUTE": "0",
     }
@@ -76,52 +117,79 @@ def main() -> None:
             "--log-level",
             "warning",
         ],
-        cwd=ROOT,
+        cwd=project,
         env=env,
     )
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(f"{base}/api/repos")
         _get(f"{base}/api/search?repo=demo&q=warm+up")
-        latencies, errors = _run_clients(base, args.clients, args.seconds)
+        latencies, errors = _run_clients(base, clients, seconds)
     finally:
         server.terminate()
         server.wait(timeout=30)
     total = len(latencies) + len(errors)
-    summary = {
+    return {
         "requests": total,
         "errors": len(errors),
-        "throughput_rps": total / args.seconds,
-        "p50_ms": percentile(latencies, 50),
-        "p95_ms": percentile(latencies, 95),
-        "p99_ms": percentile(latencies, 99),
-        "max_ms": max(latencies, default=0.0),
+        "error_examples": errors[:5],
+        "throughput_rps": round(total / seconds, 2),
+        "p50_ms": round(percentile(latencies, 50), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "p99_ms": round(percentile(latencies, 99), 1),
+        "max_ms": round(max(latencies, default=0.0), 1),
     }
-    print(json.dumps(summary, indent=2), errors[:5])
-    write_section(
-        "load",
-        "\n".join(
-            [
-                "## Load: fast-mode search under concurrency",
-                "",
-                f"Machine: {machine_line()}. Command: `python -m benchmarks.load "
-                f"--clients {args.clients} --seconds {args.seconds:g}` (part of `make bench`). "
-                "gunicorn as `make run` starts it (1 worker, 8 threads), embedded SQLite and "
-                f"Chroma, demo repository `requests` ({units} units), "
-                "`GET /api/search?k=10&mode=fast` with 10 rotating queries, "
-                f"{args.clients} client threads on loopback for {args.seconds:g} s; the per-user "
-                "rate limit is off for the run (it would refuse one client past 120/min).",
-                "",
-                "| requests | errors | throughput | p50 | p95 | p99 | max |",
-                "| --- | --- | --- | --- | --- | --- | --- |",
-                f"| {total} | {len(errors)} | {summary['throughput_rps']:.1f} req/s | "
-                f"{summary['p50_ms']:.0f} ms | {summary['p95_ms']:.0f} ms "
-                f"| {summary['p99_ms']:.0f} ms | {summary['max_ms']:.0f} ms |",
-                "",
-                "Latency here is queueing plus work: with 20 clients on 2 cores a request waits "
-                "for the others; single-request latency is in the search latency section.",
-            ]
-        ),
+
+
+def _pooled(rounds: list[dict], seconds: float) -> dict:
+    """Requests and errors added over the rounds; rates and latencies as the rounds' medians."""
+    middle = {k: statistics.median(r[k] for r in rounds) for k in ("p50_ms", "p95_ms", "p99_ms")}
+    requests = sum(r["requests"] for r in rounds)
+    return {
+        "requests": requests,
+        "errors": sum(r["errors"] for r in rounds),
+        "throughput_rps": round(requests / (seconds * len(rounds)), 2),
+        **middle,
+        "max_ms": max(r["max_ms"] for r in rounds),
+    }
+
+
+def _commit(project: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(project), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def _section(report: dict, args) -> str:
+    rows = []
+    for side, figures in report["summary"].items():
+        label = f"baseline ({report['baseline_commit']})" if side == "baseline" else side
+        rows.append(
+            f"| {label} | {figures['requests']} | {figures['errors']} | "
+            f"{figures['throughput_rps']:.1f} req/s | {figures['p50_ms']:.0f} ms | "
+            f"{figures['p95_ms']:.0f} ms | {figures['p99_ms']:.0f} ms | "
+            f"{figures['max_ms']:.0f} ms |"
+        )
+    return "\n".join(
+        [
+            "## Load: fast-mode search under concurrency",
+            "",
+            f"Machine: {report['machine']}. Command: `{report['command']}` (part of `make "
+            "bench`). gunicorn as `make run` starts it (1 worker, 8 threads), embedded SQLite and "
+            f"Chroma, demo repository `requests` ({report['units']} units), "
+            "`GET /api/search?k=10&mode=fast` with 10 rotating queries, "
+            f"{args.clients} client threads on loopback for {args.seconds:g} s a round, "
+            f"{args.rounds} round(s) per checkout, alternating; the per-user rate limit is off "
+            "for the run (it would refuse one client past 120/min).",
+            "",
+            "| server | requests | errors | throughput | p50 | p95 | p99 | max |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+            *rows,
+            "",
+            "Latency here is queueing plus work: with 20 clients on 2 cores a request waits "
+            "for the others; single-request latency is in the search latency section.",
+        ]
     )
 
 
