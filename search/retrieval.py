@@ -13,7 +13,7 @@ from indexing.embedding import Embedder, EmbedderUnavailable, get_embedder
 from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.static_tier import embedder_for, static_model_id
 from indexing.store import VectorStoreUnavailable, get_vector_store
-from indexing.unit_rows import generation_units
+from indexing.unit_cache import generation_units
 from indexing.vector_mirror import mirrored
 from search import streams as S
 from search.filters import SearchFilters

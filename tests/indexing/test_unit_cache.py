@@ -4,7 +4,7 @@ never gets another generation's cached row."""
 from datetime import timedelta
 
 from indexing.models import CodeUnit
-from indexing.unit_rows import generation_units
+from indexing.unit_cache import generation_units
 
 
 def test_rows_are_read_once_per_generation(shop, django_assert_num_queries):
