@@ -52,7 +52,25 @@ def candidates(dataset, repositories) -> list[tuple]:
     return out
 
 
-def replay(rows: list[tuple], strengths) -> list[dict[str, float]]:
+def cached_candidates(name: str, dataset, cache: Path | None) -> list[tuple]:
+    """`candidates` of a set, kept under `cache` (when given) for the next grid."""
+    from search.evaluation.corpora import prepare_corpus
+
+    cached = cache / f"{name}.pickle" if cache else None
+    if cached and cached.exists():
+        return pickle.loads(cached.read_bytes())
+    repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
+    rows = candidates(dataset, repositories)
+    if cached:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_bytes(pickle.dumps(rows))
+    return rows
+
+
+def replay(rows: list[tuple], strengths, adjust=None) -> list[dict[str, float]]:
+    """Each query's metrics with the rules at `strengths` applied to its cached candidates;
+    `adjust(query, results)`, when given, adds an amount to each candidate's score first (a
+    rule being tried, `benchmarks.ranking_probes`)."""
     from search.evaluation.metrics import query_metrics
     from search.evaluation.runner import judge
     from search.ranking.structure import shaped_order
@@ -60,7 +78,9 @@ def replay(rows: list[tuple], strengths) -> list[dict[str, float]]:
     metrics = []
     for query, results, snippets in rows:
         by_unit = {id(r.unit): r for r in results}
-        shaped = shaped_order(query.query, [(r.unit, r.score) for r in results], strengths)
+        added = adjust(query, results) if adjust else [0.0] * len(results)
+        scored = [(r.unit, r.score + extra) for r, extra in zip(results, added, strict=True)]
+        shaped = shaped_order(query.query, scored, strengths)
         ordered = [by_unit[id(unit)] for unit, _ in shaped]
         judged, relevances, _ = judge(ordered, query.gold, snippets=snippets)
         judged, relevances = judged[:10], relevances[:10]
@@ -87,7 +107,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     setup_django(str(Path(args.data_dir).resolve()))
-    from search.evaluation.corpora import prepare_corpus
     from search.evaluation.datasets import load_dataset
     from search.evaluation.stats import paired_difference
     from search.ranking.structure import Strengths
@@ -100,17 +119,7 @@ def main() -> None:
         )
     if args.cosqa:
         sets["CoSQA dev"] = load_dataset(args.cosqa, "cosqa")
-    rows = {}
-    for name, dataset in sets.items():
-        cached = args.cache / f"{name}.pickle" if args.cache else None
-        if cached and cached.exists():
-            rows[name] = pickle.loads(cached.read_bytes())
-            continue
-        repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
-        rows[name] = candidates(dataset, repositories)
-        if cached:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            cached.write_bytes(pickle.dumps(rows[name]))
+    rows = {name: cached_candidates(name, dataset, args.cache) for name, dataset in sets.items()}
     off = Strengths(defines=0, mentioned=0, file_topic=0, same_file=0)
     baseline = {name: replay(r, off) for name, r in rows.items()}
     grid = []
