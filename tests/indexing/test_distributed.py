@@ -22,6 +22,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.
 
 FAST_RECOVERY = {
     "REPORIFT_INDEX_CHUNK_FILES": "8",
+    # A chunk is written and embedded a batch of units at a time: small batches keep a chunk
+    # half-written for most of its time, where the kill below must land.
+    "REPORIFT_EMBED_BATCH_UNITS": "16",
     "REPORIFT_INDEX_CHUNK_LEASE_S": "4",
     "REPORIFT_CELERY_VISIBILITY_TIMEOUT_S": "6",
 }

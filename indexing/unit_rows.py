@@ -1,0 +1,97 @@
+"""New code units' rows, written as one multi-row INSERT per batch with their values prepared
+here: the ORM's `bulk_create` spent most of a chunk's write in its per-value work (19 fields a
+unit, each through its compiler), far more than the database did.
+
+The columns and their order are the model's own, JSON goes through the backend's own adapter,
+and the ids come back by RETURNING as `bulk_create` has them on SQLite and PostgreSQL; a backend
+that cannot return them inserts row by row. tests/indexing/test_unit_rows.py holds the rows to
+what `bulk_create` writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, models
+
+from indexing.models import CodeUnit
+
+_FIELDS = [f for f in CodeUnit._meta.concrete_fields if not f.primary_key]
+_ROWS_PER_INSERT = 500  # where the backend sets no limit of parameters
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenUnit:
+    """What embedding reads of a unit just written (`indexing.unit_vectors.embed_units`)."""
+
+    pk: int
+    repository_id: int
+    path: str
+    kind: str
+    qualname: str
+    signature: str
+    docstring: str
+    code: str
+    class_name: str
+    class_summary: str
+    module_summary: str
+
+    @property
+    def vector_id(self) -> str:
+        return str(self.pk)
+
+
+def insert_units(rows: Sequence[dict[str, Any]]) -> list[WrittenUnit]:
+    """Insert units given as {field attname: value} (every field of `CodeUnit` but its id), in
+    order; the written units, with their ids."""
+    if not connection.features.can_return_rows_from_bulk_insert:  # SQLite before 3.35
+        return [_written(CodeUnit.objects.create(**row).pk, row) for row in rows]
+    limit = connection.features.max_query_params
+    per_insert = limit // len(_FIELDS) if limit else _ROWS_PER_INSERT
+    quote = connection.ops.quote_name
+    head = (
+        f"INSERT INTO {quote(CodeUnit._meta.db_table)} "
+        f"({', '.join(quote(f.column) for f in _FIELDS)}) VALUES "
+    )
+    tail = f" RETURNING {quote(CodeUnit._meta.pk.column)}"
+    placeholders = f"({', '.join(['%s'] * len(_FIELDS))})"
+    adapters = [_adapter(f) for f in _FIELDS]
+    written: list[WrittenUnit] = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), per_insert):
+            batch = rows[start : start + per_insert]
+            params = [
+                value if adapt is None else adapt(value)
+                for row in batch
+                for value, adapt in zip((row[f.attname] for f in _FIELDS), adapters, strict=True)
+            ]
+            cursor.execute(head + ", ".join([placeholders] * len(batch)) + tail, params)
+            ids = [pk for (pk,) in cursor.fetchall()]
+            written += (_written(pk, row) for pk, row in zip(ids, batch, strict=True))
+    return written
+
+
+def _adapter(field: models.Field):
+    """How a value of `field` becomes a parameter: as it is, or through the backend's JSON
+    adapter (the text of a JSON column on SQLite, a Jsonb value on PostgreSQL)."""
+    if isinstance(field, models.JSONField):
+        return lambda value: connection.ops.adapt_json_value(value, field.encoder)
+    return None
+
+
+def _written(pk: int, row: dict[str, Any]) -> WrittenUnit:
+    return WrittenUnit(
+        pk=pk,
+        repository_id=row["repository_id"],
+        path=row["path"],
+        kind=row["kind"],
+        qualname=row["qualname"],
+        signature=row["signature"],
+        docstring=row["docstring"],
+        code=row["code"],
+        class_name=row["class_name"],
+        class_summary=row["class_summary"],
+        module_summary=row["module_summary"],
+    )
