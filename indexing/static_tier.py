@@ -119,7 +119,10 @@ class StaticEmbedder:
             encoded = self._ids.encode(cut)
         for row, ids in enumerate(encoded):
             if ids:
-                out[row] = self._table[ids].mean(axis=0)
+                np.add.reduce(self._table[ids], axis=0, out=out[row])
+        # The mean, as `mean(axis=0)` computes it row by row (the same float32 sum and
+        # division), without its per-call overhead.
+        out /= np.fromiter(map(len, encoded), dtype=np.float32, count=len(texts)).clip(1)[:, None]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.clip(norms, 1e-12, None)
         if progress is not None:
