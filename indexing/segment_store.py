@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -90,7 +90,7 @@ class SegmentVectorStore:
                 if matrix is None:
                     continue
                 newest = matrix.listing[-1].split("-", 1)[0]
-                _write(
+                folded = _write(
                     folder,
                     "seg.npz",
                     stamp=newest,
@@ -100,6 +100,11 @@ class SegmentVectorStore:
                 )
                 for name in matrix.listing:
                     (folder / name).unlink(missing_ok=True)
+                # The file holds this very matrix (its vectors were float16 already): this
+                # process's next read (the first search after a switch) need not load it again.
+                # A write that arrived meanwhile changes the listing, and is replayed.
+                with self._lock:
+                    self._cache[folder] = replace(matrix, listing=(folded,))
 
     # Reads --------------------------------------------------------------------------------
 
@@ -217,10 +222,11 @@ def _fold(listing: tuple[str, ...], parts: list[tuple[bool, dict[str, np.ndarray
     return _Matrix(listing, ids, kinds, vectors, {i: r for r, i in enumerate(rows)})
 
 
-def _write(folder: Path, suffix: str, *, stamp: str | None = None, **arrays: np.ndarray) -> None:
+def _write(folder: Path, suffix: str, *, stamp: str | None = None, **arrays: np.ndarray) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{stamp or f'{time.time_ns():020d}'}-{uuid.uuid4().hex[:8]}.{suffix}"
     partial = folder / f".{name}.partial"
     with open(partial, "wb") as out:
         np.savez(out, **arrays)
     partial.replace(folder / name)
+    return name

@@ -49,6 +49,12 @@ class TestSegmentVectorStore(VectorStoreContract):
             h.vector_id for h in other.query(self._unit(5, 64), repository_id=1, n=50)
         } == before
         assert "3" not in before and other.count(repository_id=1) == 39
+        # The compacting store kept what it folded: the same answers without reading the file.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("indexing.segment_store._replay", None)  # a read would fail
+            assert {
+                h.vector_id for h in store.query(self._unit(5, 64), repository_id=1, n=50)
+            } == before
         store.upsert([VectorRecord("3", 1, "function", "a.py")], np.stack([self._unit(3, 64)]))
         assert other.query(self._unit(3, 64), repository_id=1, n=1)[0].vector_id == "3"
 
