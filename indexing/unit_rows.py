@@ -11,7 +11,7 @@ what `bulk_create` writes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from django.db import connection, models
@@ -22,21 +22,9 @@ _FIELDS = [f for f in CodeUnit._meta.concrete_fields if not f.primary_key]
 _ROWS_PER_INSERT = 500  # where the backend sets no limit of parameters
 
 
-@dataclass(frozen=True, slots=True)
-class WrittenUnit:
-    """What embedding reads of a unit just written (`indexing.unit_vectors.embed_units`)."""
-
-    pk: int
-    repository_id: int
-    path: str
-    kind: str
-    qualname: str
-    signature: str
-    docstring: str
-    code: str
-    class_name: str
-    class_summary: str
-    module_summary: str
+class WrittenUnit(SimpleNamespace):
+    """A unit just written: its row's values as attributes (those `indexing.unit_text.UnitParts`
+    names among them), its id, and the id of its vectors, as a `CodeUnit` has them."""
 
     @property
     def vector_id(self) -> str:
@@ -47,7 +35,7 @@ def insert_units(rows: Sequence[dict[str, Any]]) -> list[WrittenUnit]:
     """Insert units given as {field attname: value} (every field of `CodeUnit` but its id), in
     order; the written units, with their ids."""
     if not connection.features.can_return_rows_from_bulk_insert:  # SQLite before 3.35
-        return [_written(CodeUnit.objects.create(**row).pk, row) for row in rows]
+        return [WrittenUnit(pk=CodeUnit.objects.create(**row).pk, **row) for row in rows]
     limit = connection.features.max_query_params
     per_insert = limit // len(_FIELDS) if limit else _ROWS_PER_INSERT
     quote = connection.ops.quote_name
@@ -69,7 +57,7 @@ def insert_units(rows: Sequence[dict[str, Any]]) -> list[WrittenUnit]:
             ]
             cursor.execute(head + ", ".join([placeholders] * len(batch)) + tail, params)
             ids = [pk for (pk,) in cursor.fetchall()]
-            written += (_written(pk, row) for pk, row in zip(ids, batch, strict=True))
+            written += (WrittenUnit(pk=pk, **row) for pk, row in zip(ids, batch, strict=True))
     return written
 
 
@@ -79,19 +67,3 @@ def _adapter(field: models.Field):
     if isinstance(field, models.JSONField):
         return lambda value: connection.ops.adapt_json_value(value, field.encoder)
     return None
-
-
-def _written(pk: int, row: dict[str, Any]) -> WrittenUnit:
-    return WrittenUnit(
-        pk=pk,
-        repository_id=row["repository_id"],
-        path=row["path"],
-        kind=row["kind"],
-        qualname=row["qualname"],
-        signature=row["signature"],
-        docstring=row["docstring"],
-        code=row["code"],
-        class_name=row["class_name"],
-        class_summary=row["class_summary"],
-        module_summary=row["module_summary"],
-    )
