@@ -73,11 +73,14 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
         # and a few statements per batch rather than three per file (most of a chunk's time
         # went to the queries), and memory bounded however large the chunk.
         group: list[tuple[FileVersion, ParsedFile]] = []
+        pending = 0  # units in the group
         for version in versions:
-            group.append((version, parse_source(version.data() or b"", path=version.path)))
-            if sum(len(parsed.units) for _, parsed in group) >= batch_size:
+            parsed = parse_source(version.data() or b"", path=version.path)
+            group.append((version, parsed))
+            pending += len(parsed.units)
+            if pending >= batch_size:
                 embed(_write(group, repository, run))
-                group = []
+                group, pending = [], 0
         if group:
             embed(_write(group, repository, run))
     mark_embedded([v.pk for v in versions], embedder.model_id)

@@ -11,6 +11,7 @@ what `bulk_create` writes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from types import SimpleNamespace
 from typing import Any
 
@@ -45,25 +46,21 @@ def insert_units(rows: Sequence[dict[str, Any]]) -> list[WrittenUnit]:
     )
     tail = f" RETURNING {quote(CodeUnit._meta.pk.column)}"
     placeholders = f"({', '.join(['%s'] * len(_FIELDS))})"
-    adapters = [_adapter(f) for f in _FIELDS]
+    values_of = itemgetter(*(f.attname for f in _FIELDS))
+    # JSON goes through the backend's own adapter (text on SQLite, a Jsonb value on PostgreSQL).
+    json = [(n, f.encoder) for n, f in enumerate(_FIELDS) if isinstance(f, models.JSONField)]
+    adapt = connection.ops.adapt_json_value
     written: list[WrittenUnit] = []
     with connection.cursor() as cursor:
         for start in range(0, len(rows), per_insert):
             batch = rows[start : start + per_insert]
-            params = [
-                value if adapt is None else adapt(value)
-                for row in batch
-                for value, adapt in zip((row[f.attname] for f in _FIELDS), adapters, strict=True)
-            ]
+            params: list[Any] = []
+            for row in batch:
+                values = list(values_of(row))
+                for n, encoder in json:
+                    values[n] = adapt(values[n], encoder)
+                params += values
             cursor.execute(head + ", ".join([placeholders] * len(batch)) + tail, params)
             ids = [pk for (pk,) in cursor.fetchall()]
             written += (WrittenUnit(pk=pk, **row) for pk, row in zip(ids, batch, strict=True))
     return written
-
-
-def _adapter(field: models.Field):
-    """How a value of `field` becomes a parameter: as it is, or through the backend's JSON
-    adapter (the text of a JSON column on SQLite, a Jsonb value on PostgreSQL)."""
-    if isinstance(field, models.JSONField):
-        return lambda value: connection.ops.adapt_json_value(value, field.encoder)
-    return None
