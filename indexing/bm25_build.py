@@ -4,8 +4,9 @@ Written here on purpose rather than calling `bm25s.BM25.index`, which keeps ever
 whole token list in memory and then builds the score matrix through three flat arrays and a
 sparse-matrix conversion. That build comes at the very end of an index run, on top of
 everything the process holds; on the 210,000-unit tree (29 million tokens) it added 343 MiB
-at its peak. Here a document is reduced to its distinct tokens and their counts as it streams
-in (8 bytes per distinct (document, token) pair, a quarter of the tokens), the scores are
+at its peak. Here documents are reduced to their distinct tokens and counts as they stream in,
+a block of 4,096 at a time (8 bytes per distinct (document, token) pair, a quarter of the
+tokens, once a block is counted), the scores are
 computed by blocks, and scipy turns the documents-by-tokens matrix into the token-major one
 bm25s searches in one counting pass: 248 MiB at the peak on the same tree, and 64 MiB less
 kept afterwards. The scoring formulas and parameters are bm25s's own (its `method`, `k1`, `b`,

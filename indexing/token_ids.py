@@ -94,4 +94,7 @@ def _splits_like_bert(tokenizer: Tokenizer) -> bool:
         and normalizer.get("clean_text") is True
         and (config.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer"
         and (config.get("model") or {}).get("type") == "WordPiece"
+        # An added token matched after normalisation could span pieces; these are matched in
+        # the raw text, where `_special` finds them first.
+        and not any(token.get("normalized") for token in config.get("added_tokens") or [])
     )

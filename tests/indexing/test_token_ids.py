@@ -6,7 +6,7 @@ from pathlib import Path
 
 import django
 import pytest
-from tokenizers import Tokenizer, models, pre_tokenizers
+from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
 
 import indexing
 from indexing.embedding import get_embedder
@@ -64,3 +64,15 @@ def test_a_tokenizer_of_another_kind_tokenizes_every_text_whole(tmp_path):
     texts = ["def Parse(): pass", "def parse():"]
     assert ids.encode(texts) == library(tmp_path / "tokenizer.json", texts, 512)
     assert not ids._pieces
+
+
+def test_an_added_token_matched_after_normalising_keeps_texts_whole(tmp_path):
+    tokenizer = Tokenizer.from_file(str(get_embedder().tokenizer_file))
+    tokenizer.add_tokens([AddedToken("parse.config", normalized=True)])
+    tokenizer.save(str(tmp_path / "tokenizer.json"))
+    ids = TokenIds(Tokenizer.from_file(str(tmp_path / "tokenizer.json")), max_length=512)
+    texts = ["def load(path): return Parse.Config(path)", "plain words"]
+    expected = library(tmp_path / "tokenizer.json", texts, 512)
+    assert ids.encode(texts) == expected
+    assert not ids._pieces
+    assert len(expected[0]) < len(library(get_embedder().tokenizer_file, texts, 512)[0])
