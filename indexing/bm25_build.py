@@ -4,8 +4,9 @@ Written here on purpose rather than calling `bm25s.BM25.index`, which keeps ever
 whole token list in memory and then builds the score matrix through three flat arrays and a
 sparse-matrix conversion. That build comes at the very end of an index run, on top of
 everything the process holds; on the 210,000-unit tree (29 million tokens) it added 343 MiB
-at its peak. Here a document is reduced to its distinct tokens and their counts as it streams
-in (8 bytes per distinct (document, token) pair, a quarter of the tokens), the scores are
+at its peak. Here documents are reduced to their distinct tokens and counts as they stream in,
+a block of 4,096 at a time (8 bytes per distinct (document, token) pair, a quarter of the
+tokens, once a block is counted), the scores are
 computed by blocks, and scipy turns the documents-by-tokens matrix into the token-major one
 bm25s searches in one counting pass: 248 MiB at the peak on the same tree, and 64 MiB less
 kept afterwards. The scoring formulas and parameters are bm25s's own (its `method`, `k1`, `b`,
@@ -25,31 +26,48 @@ from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 _BLOCK = 4096  # documents gathered before their postings are joined into one array
 
 
+class _Vocabulary(dict):
+    """Token -> id; a token looked up for the first time takes the next id (the order in which
+    `index()` numbers them), so that a document's ids are one C-level `map` away."""
+
+    def __missing__(self, token: str) -> int:
+        self[token] = value = len(self)
+        return value
+
+
 class _Postings:
     """Distinct token ids and their counts, document after document, kept as a few large
     arrays rather than one small array per document (whose headers alone would cost 100
-    bytes each)."""
+    bytes each). Each block of documents is counted at once: one `np.unique` over (document,
+    token) keys instead of one per document."""
 
     def __init__(self) -> None:
         self.terms: list[np.ndarray] = []
         self.counts: list[np.ndarray] = []
         self.distinct: list[int] = []  # per document
         self.lengths: list[int] = []  # tokens per document
-        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pending: list[np.ndarray] = []
 
     def add(self, token_ids: np.ndarray) -> None:
-        terms, counts = np.unique(token_ids, return_counts=True)
-        self._pending.append((terms.astype(np.int32), counts.astype(np.int32)))
-        self.distinct.append(len(terms))
+        self._pending.append(token_ids)
         self.lengths.append(len(token_ids))
         if len(self._pending) >= _BLOCK:
             self._flush()
 
     def _flush(self) -> None:
-        if self._pending:
-            self.terms.append(np.concatenate([t for t, _ in self._pending]))
-            self.counts.append(np.concatenate([c for _, c in self._pending]))
-            self._pending = []
+        if not self._pending:
+            return
+        documents = len(self._pending)
+        sizes = np.fromiter(map(len, self._pending), dtype=np.int64, count=documents)
+        ids = np.concatenate(self._pending).astype(np.int64)
+        owner = np.repeat(np.arange(documents, dtype=np.int64), sizes)
+        # Sorted by document, then token: each document's distinct tokens in order, as
+        # `np.unique` of the document alone gives them.
+        keys, counts = np.unique((owner << 32) | ids, return_counts=True)
+        self.terms.append((keys & 0xFFFFFFFF).astype(np.int32))
+        self.counts.append(counts.astype(np.int32))
+        self.distinct += np.bincount(keys >> 32, minlength=documents).tolist()
+        self._pending = []
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         self._flush()
@@ -65,13 +83,12 @@ def build_bm25(corpus: Iterable[list[str]]) -> bm25s.BM25:
     """The index over `corpus` (one token list per document, read once). A corpus without a
     single token gives an index with an empty vocabulary."""
     retriever = bm25s.BM25()
-    vocab: dict[str, int] = {}
+    vocab = _Vocabulary()
     postings = _Postings()
+    lookup = vocab.__getitem__
     for tokens in corpus:
-        ids = np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int32, count=len(tokens)
-        )
-        postings.add(ids)
+        postings.add(np.fromiter(map(lookup, tokens), dtype=np.int32, count=len(tokens)))
+    vocab = dict(vocab)  # a plain dict from here: a query's unknown token must not enter it
     if vocab:
         # As `index()` does: an empty token, whose column stays empty, so no query id is out
         # of range.
@@ -86,12 +103,12 @@ def build_bm25(corpus: Iterable[list[str]]) -> bm25s.BM25:
 def _score_matrix(retriever: bm25s.BM25, postings: _Postings, n_vocab: int) -> dict:
     if retriever.method in retriever.methods_requiring_nonoccurrence:
         raise ValueError(f"bm25 method {retriever.method!r} is not supported by build_bm25")
+    terms, counts = postings.arrays()  # first: it counts the last block's distinct tokens
     lengths = np.asarray(postings.lengths, dtype=np.float64)
     n_docs = len(lengths)
     rows = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(np.asarray(postings.distinct, dtype=np.int64), out=rows[1:])
     postings.lengths = postings.distinct = []
-    terms, counts = postings.arrays()
     idf_of = _select_idf_scorer(retriever.idf_method)
     idf = np.array(
         [idf_of(int(df), N=n_docs) if df else 0.0 for df in np.bincount(terms, minlength=n_vocab)],

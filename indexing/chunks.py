@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from collections.abc import Sequence
 from datetime import timedelta
 from enum import StrEnum
 
@@ -22,9 +23,10 @@ from django.utils import timezone
 
 from indexing.generations import delete_units
 from indexing.models import CodeUnit, FileVersion, IndexChunk, IndexRun
-from indexing.parsing import parse_source
+from indexing.parsing import ParsedFile, parse_source
 from indexing.pipeline import bump_run
 from indexing.static_tier import embedder_for
+from indexing.unit_rows import WrittenUnit, insert_units
 from indexing.unit_vectors import embed_units, mark_embedded
 from reporift.memory import release_free_heap
 
@@ -59,16 +61,28 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
     embedder = embedder_for(run.embedder_model)
     paths_are_words = repository.source_kind != "snippets"
     batch_size = settings.REPORIFT["EMBED_BATCH_UNITS"]
-    pending: list[CodeUnit] = []
-    for version in versions:
-        pending += (
-            _existing(version, run.pk) if chunk.embed_only else _parse(version, repository, run.pk)
-        )
-        while len(pending) >= batch_size:
-            _embed(pending[:batch_size], embedder, paths_are_words, run, chunk)
-            pending = pending[batch_size:]
-    if pending:
-        _embed(pending, embedder, paths_are_words, run, chunk)
+
+    def embed(units: Sequence[CodeUnit | WrittenUnit]) -> None:
+        for start in range(0, len(units), batch_size):
+            _embed(units[start : start + batch_size], embedder, paths_are_words, run, chunk)
+
+    if chunk.embed_only:
+        embed(_existing(versions, run.pk))
+    else:
+        # Files are parsed, written and embedded a batch of units at a time: one transaction
+        # and a few statements per batch rather than three per file (most of a chunk's time
+        # went to the queries), and memory bounded however large the chunk.
+        group: list[tuple[FileVersion, ParsedFile]] = []
+        pending = 0  # units in the group
+        for version in versions:
+            parsed = parse_source(version.data() or b"", path=version.path)
+            group.append((version, parsed))
+            pending += len(parsed.units)
+            if pending >= batch_size:
+                embed(_write(group, repository, run))
+                group, pending = [], 0
+        if group:
+            embed(_write(group, repository, run))
     mark_embedded([v.pk for v in versions], embedder.model_id)
     release_free_heap()
     return _finish(chunk)
@@ -95,16 +109,59 @@ def _claim(chunk_id: int) -> IndexChunk | ChunkOutcome:
     return chunk
 
 
-def _existing(version: FileVersion, run_id: int) -> list[CodeUnit]:
-    """A carried-over version's units, to be embedded under this run's model (upserts by unit
+def _existing(versions: list[FileVersion], run_id: int) -> list[CodeUnit]:
+    """Carried-over versions' units, to be embedded under this run's model (upserts by unit
     id, so a redelivered chunk writes the same vectors again)."""
-    units = list(CodeUnit.objects.filter(file_version=version).order_by("pk"))
+    units = list(CodeUnit.objects.filter(file_version__in=versions).order_by("file_version", "pk"))
     bump_run(run_id, units_to_embed=len(units))
     return units
 
 
-def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:
-    parsed = parse_source(version.data() or b"", path=version.path)
+def _write(
+    parsed_files: list[tuple[FileVersion, ParsedFile]], repository, run: IndexRun
+) -> list[WrittenUnit]:
+    """The files' units and parse warnings written in one transaction."""
+    rows = [
+        {
+            "file_version_id": version.pk,
+            "repository_id": repository.pk,
+            "path": version.path,
+            "kind": u.kind,
+            "name": u.name[:300],
+            "qualname": u.qualname[:1000],
+            "parent_qualname": u.parent_qualname[:1000],
+            "class_name": u.class_name[:1000],
+            "class_summary": u.class_summary[:300],
+            "module_summary": parsed.module_summary[:300],
+            "start_line": u.start_line,
+            "end_line": u.end_line,
+            "signature": u.signature,
+            "docstring": u.docstring,
+            "code": u.code,
+            "decorators": list(u.decorators),
+            "calls": list(u.calls),
+            "defines": list(u.defines),
+            "is_async": u.is_async,
+        }
+        for version, parsed in parsed_files
+        for u in parsed.units
+    ]
+    warnings = {version.pk: _parse_warning(parsed) for version, parsed in parsed_files}
+    warnings = {pk: warning for pk, warning in warnings.items() if warning}
+    with transaction.atomic():
+        for pk, warning in warnings.items():  # a new version's warning is empty
+            FileVersion.objects.filter(pk=pk).update(parse_warning=warning)
+        units = insert_units(rows)
+    bump_run(
+        run.pk,
+        files_done=len(parsed_files),
+        units_to_embed=len(units),
+        files_with_errors=len(warnings),
+    )
+    return units
+
+
+def _parse_warning(parsed: ParsedFile) -> str:
     warning = ""
     if parsed.decoded_with_replacement:
         warning = "not valid UTF-8; undecodable bytes replaced"
@@ -113,39 +170,7 @@ def _parse(version: FileVersion, repository, run_id: int) -> list[CodeUnit]:
         warning = "; ".join(filter(None, [warning, f"syntax errors near line(s) {lines}"]))
     if warning:
         warning = f"{warning} ({len(parsed.units)} units recovered)"
-    with transaction.atomic():
-        FileVersion.objects.filter(pk=version.pk).update(parse_warning=warning)
-        units = CodeUnit.objects.bulk_create(
-            CodeUnit(
-                file_version=version,
-                repository=repository,
-                path=version.path,
-                kind=u.kind,
-                name=u.name[:300],
-                qualname=u.qualname[:1000],
-                parent_qualname=u.parent_qualname[:1000],
-                class_name=u.class_name[:1000],
-                class_summary=u.class_summary[:300],
-                module_summary=parsed.module_summary[:300],
-                start_line=u.start_line,
-                end_line=u.end_line,
-                signature=u.signature,
-                docstring=u.docstring,
-                code=u.code,
-                decorators=list(u.decorators),
-                calls=list(u.calls),
-                defines=list(u.defines),
-                is_async=u.is_async,
-            )
-            for u in parsed.units
-        )
-    bump_run(
-        run_id,
-        files_done=1,
-        units_to_embed=len(units),
-        files_with_errors=1 if warning else 0,
-    )
-    return units
+    return warning
 
 
 def _embed(batch, embedder, paths_are_words, run, chunk) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
@@ -89,10 +90,7 @@ STOPWORDS = frozenset(
 
 
 def tokenize(text: str) -> list[str]:
-    tokens: list[str] = []
-    for word in _WORD.findall(text):
-        tokens.extend(_index_words(word))
-    return tokens
+    return list(chain.from_iterable(map(_index_words, _WORD.findall(text))))
 
 
 @lru_cache(maxsize=65536)

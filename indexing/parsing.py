@@ -19,6 +19,7 @@ from typing import NamedTuple
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Tree
 
+from indexing.call_names import CallNames
 from indexing.module_blocks import module_blocks
 
 FUNCTION = "function"
@@ -85,7 +86,7 @@ def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
         result.error_lines = sorted({n.start_point[0] + 1 for n in _error_nodes(root)})[:20]
     module_docstring = _docstring(root, source)
     result.module_summary = summary_line(module_docstring)
-    _walk(root, source, scope=[], in_class=None, out=result.units)
+    _walk(root, source, CallNames(root, source), out=result.units)
     result.units += _module_units(root, source, path=path, docstring=module_docstring)
     return result
 
@@ -159,15 +160,14 @@ def _text(node: Node | None, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
-def _walk(
-    root: Node, source: bytes, scope: list[str], in_class: str | None, out: list[ParsedUnit]
-) -> None:
-    """Collect units below `root` in file order. `scope` is the qualname path, `in_class` the
-    directly enclosing class when visiting a class body (its functions are methods).
+def _walk(root: Node, source: bytes, calls: CallNames, out: list[ParsedUnit]) -> None:
+    """Collect units below `root` in file order. Each visit carries its qualname path
+    (`scope`) and the directly enclosing class when it is a class body (its functions are
+    methods); `calls` hands each unit the names it calls.
 
     Iterative, with a stack of tasks (emit a unit, or visit a node): hostile or generated files
     nest thousands deep, far past Python's recursion limit."""
-    tasks: list[ParsedUnit | _Visit] = [_Visit(root, scope, in_class, "")]
+    tasks: list[ParsedUnit | _Visit] = [_Visit(root, [], None, "")]
     while tasks:
         task = tasks.pop()
         if isinstance(task, ParsedUnit):
@@ -188,7 +188,7 @@ def _walk(
                     continue
             if definition.type in ("function_definition", "class_definition"):
                 unit = _make_unit(
-                    child, definition, decorators, source, scope, in_class, class_summary
+                    child, definition, decorators, source, scope, in_class, class_summary, calls
                 )
                 found.append(unit)
                 body = definition.child_by_field_name("body")
@@ -201,7 +201,7 @@ def _walk(
                         inner = _Visit(body, [*scope, unit.name], None, "")
                     found.append(inner)
             elif child.type == "expression_statement":
-                lambda_unit = _named_lambda(child, source, scope, in_class, class_summary)
+                lambda_unit = _named_lambda(child, source, scope, in_class, class_summary, calls)
                 if lambda_unit is not None:
                     found.append(lambda_unit)
             elif child.type in _COMPOUND_STATEMENTS or child.type in ("block", "ERROR"):
@@ -282,6 +282,7 @@ def _make_unit(
     scope: list[str],
     in_class: str | None,
     class_summary: str,
+    calls: CallNames,
 ) -> ParsedUnit:
     name = _text(definition.child_by_field_name("name"), source) or "<anonymous>"
     is_class = definition.type == "class_definition"
@@ -308,14 +309,19 @@ def _make_unit(
         class_name=in_class or "",
         class_summary=class_summary if in_class else "",
         decorators=decorators,
-        calls=_called_names(body, source),
+        calls=calls.of_definition(definition, body),
         is_async=any(c.type == "async" for c in definition.children),
         defines=(name,),
     )
 
 
 def _named_lambda(
-    statement: Node, source: bytes, scope: list[str], in_class: str | None, class_summary: str
+    statement: Node,
+    source: bytes,
+    scope: list[str],
+    in_class: str | None,
+    class_summary: str,
+    calls: CallNames,
 ) -> ParsedUnit | None:
     """`name = lambda ...` is a function in all but syntax; index it as one."""
     assignment = statement.named_children[0] if statement.named_children else None
@@ -339,7 +345,7 @@ def _named_lambda(
         parent_qualname=".".join(scope),
         class_name=in_class or "",
         class_summary=class_summary if in_class else "",
-        calls=_called_names(value, source),
+        calls=calls.within(value),
         defines=(name,),
     )
 
@@ -374,26 +380,3 @@ def _dedent_docstring(text: str) -> str:
     margin = min(indents) if indents else 0
     cleaned = [lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]
     return "\n".join(cleaned).strip()
-
-
-def _called_names(node: Node | None, source: bytes) -> tuple[str, ...]:
-    """Names this unit calls (`f(...)` -> f, `a.b.c(...)` -> c), in first-seen order; calls inside
-    nested definitions belong to those definitions and are left out."""
-    if node is None:
-        return ()
-    seen: dict[str, None] = {}
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "call":
-            function = current.child_by_field_name("function")
-            if function is not None:
-                if function.type == "attribute":
-                    function = function.child_by_field_name("attribute")
-                if function is not None and function.type == "identifier":
-                    seen.setdefault(_text(function, source), None)
-        for child in reversed(current.children):
-            if child.type in ("function_definition", "class_definition", "decorated_definition"):
-                continue
-            stack.append(child)
-    return tuple(seen)

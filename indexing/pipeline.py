@@ -40,6 +40,9 @@ from reporift.memory import release_free_heap
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[IndexRun], None]
+# New file versions are inserted this many at a time, or once their contents reach the bytes.
+_VERSION_BATCH = 500
+_VERSION_BATCH_BYTES = 16 * 2**20
 
 COUNTERS = (
     "files_total",
@@ -93,7 +96,8 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
     entries = iter_python_files(
         fetched.root, max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"], warnings=warnings
     )
-    reused, new_versions, present, unembedded = [], [], set(), []
+    reused, present, unembedded = [], set(), []
+    writer = _VersionWriter(run)
     for entry in entries:
         data = entry.absolute.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
@@ -106,7 +110,8 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
             if embedder.model_id not in embedded:
                 unembedded.append(pk)
         else:
-            new_versions.append(_store_version(run, entry.path, sha, data))
+            writer.add(entry.path, sha, data)
+    new_versions = writer.close()
     through = IndexRun.file_versions.through
     # Membership rows are invisible until active_run points at this run.
     through.objects.bulk_create(
@@ -146,24 +151,54 @@ def _active_versions(repository) -> dict[tuple[str, str, str], tuple[int, list[s
     return {(path, sha, parser): (pk, embedded) for path, sha, parser, pk, embedded in rows}
 
 
-def _store_version(run: IndexRun, path: str, sha: str, data: bytes) -> int:
-    repository = run.repository
-    # A crashed run may have left this exact version behind, half-embedded: rebuild it.
-    leftover = FileVersion.objects.filter(
-        repository=repository, path=path, sha256=sha, parser_version=PARSER_VERSION
-    )
-    if repository.active_run_id is not None:
-        leftover = leftover.exclude(runs=repository.active_run_id)
-    delete_file_versions(leftover)
-    return FileVersion.objects.create(
-        repository=repository,
-        path=path,
-        sha256=sha,
-        parser_version=PARSER_VERSION,
-        size=len(data),
-        content=zlib.compress(data, 6),
-        created_by=run,
-    ).pk
+class _VersionWriter:
+    """New file versions stored in batches, their ids in the order they were added."""
+
+    def __init__(self, run: IndexRun) -> None:
+        self.run = run
+        self.ids: list[int] = []
+        self._pending: list[FileVersion] = []
+        self._bytes = 0
+        repository = run.repository
+        # A crashed run may have left an exact version behind, half-embedded: it is rebuilt.
+        # Versions outside the active generation are few (garbage is collected after each
+        # switch), so they are read once instead of looked for file by file.
+        leftovers = FileVersion.objects.filter(repository=repository, parser_version=PARSER_VERSION)
+        if repository.active_run_id is not None:
+            leftovers = leftovers.exclude(runs=repository.active_run_id)
+        self._leftovers = {
+            (path, sha): pk for pk, path, sha in leftovers.values_list("pk", "path", "sha256")
+        }
+
+    def add(self, path: str, sha: str, data: bytes) -> None:
+        version = FileVersion(
+            repository=self.run.repository,
+            path=path,
+            sha256=sha,
+            parser_version=PARSER_VERSION,
+            size=len(data),
+            content=zlib.compress(data, 6),
+            created_by=self.run,
+        )
+        self._pending.append(version)
+        self._bytes += len(version.content)
+        if len(self._pending) >= _VERSION_BATCH or self._bytes >= _VERSION_BATCH_BYTES:
+            self._flush()
+
+    def close(self) -> list[int]:
+        self._flush()
+        return self.ids
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        stale = [
+            pk for v in self._pending if (pk := self._leftovers.get((v.path, v.sha256))) is not None
+        ]
+        if stale:
+            delete_file_versions(FileVersion.objects.filter(pk__in=stale))
+        self.ids += [v.pk for v in FileVersion.objects.bulk_create(self._pending)]
+        self._pending, self._bytes = [], 0
 
 
 def publish_run(*, run: IndexRun) -> None:

@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -93,7 +93,7 @@ class SegmentVectorStore:
                 if matrix is None:
                     continue
                 newest = matrix.listing[-1].split("-", 1)[0]
-                _write(
+                folded = _write(
                     folder,
                     "seg.npz",
                     stamp=newest,
@@ -103,6 +103,11 @@ class SegmentVectorStore:
                 )
                 for name in matrix.listing:
                     (folder / name).unlink(missing_ok=True)
+                # The file holds this very matrix (its vectors were float16 already): this
+                # process's next read (the first search after a switch) need not load it again.
+                # A write that arrived meanwhile changes the listing, and is replayed.
+                with self._lock:
+                    self._cache[folder] = replace(matrix, listing=(folded,))
 
     # Reads --------------------------------------------------------------------------------
 
@@ -183,16 +188,42 @@ def _listing(folder: Path) -> tuple[str, ...]:
         return ()
 
 
-def _replay(folder: Path, listing: tuple[str, ...]) -> _Matrix:
-    rows: dict[str, tuple[str, np.ndarray]] = {}
+def _load(folder: Path, listing: tuple[str, ...]) -> list[tuple[bool, dict[str, np.ndarray]]]:
+    """Each file's arrays, and whether it deletes."""
+    parts = []
     for name in listing:
         with np.load(folder / name) as part:
-            if name.endswith(".del.npz"):
-                for i in part["ids"]:
-                    rows.pop(str(i), None)
-                continue
-            for i, kind, vector in zip(part["ids"], part["kinds"], part["vectors"], strict=True):
-                rows[str(i)] = (str(kind), vector)
+            parts.append((name.endswith(".del.npz"), {key: part[key] for key in part.files}))
+    return parts
+
+
+def _replay(folder: Path, listing: tuple[str, ...]) -> _Matrix:
+    parts = _load(folder, listing)
+    if not any(deleted for deleted, _ in parts):
+        ids = np.concatenate([part["ids"] for _, part in parts])
+        if len(ids) and len(np.unique(ids)) == len(ids):
+            # Each id written once, none deleted (a first index, a compacted folder): the
+            # files in order are the matrix, with no replay of them row by row.
+            return _Matrix(
+                listing,
+                ids,
+                np.concatenate([part["kinds"] for _, part in parts]),
+                np.concatenate([part["vectors"] for _, part in parts]).astype(np.float32),
+                {i: r for r, i in enumerate(ids.tolist())},
+            )
+    return _fold(listing, parts)
+
+
+def _fold(listing: tuple[str, ...], parts: list[tuple[bool, dict[str, np.ndarray]]]) -> _Matrix:
+    """Replay writes and deletes in order: a later write of an id wins, a delete removes it."""
+    rows: dict[str, tuple[str, np.ndarray]] = {}
+    for deleted, part in parts:
+        if deleted:
+            for i in part["ids"]:
+                rows.pop(str(i), None)
+            continue
+        for i, kind, vector in zip(part["ids"], part["kinds"], part["vectors"], strict=True):
+            rows[str(i)] = (str(kind), vector)
     ids = np.array(list(rows), dtype=str)
     kinds = np.array([kind for kind, _ in rows.values()], dtype=str)
     dimension = next(iter(rows.values()))[1].shape[0] if rows else 0
@@ -202,10 +233,11 @@ def _replay(folder: Path, listing: tuple[str, ...]) -> _Matrix:
     return _Matrix(listing, ids, kinds, vectors, {i: r for r, i in enumerate(rows)})
 
 
-def _write(folder: Path, suffix: str, *, stamp: str | None = None, **arrays: np.ndarray) -> None:
+def _write(folder: Path, suffix: str, *, stamp: str | None = None, **arrays: np.ndarray) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{stamp or f'{time.time_ns():020d}'}-{uuid.uuid4().hex[:8]}.{suffix}"
     partial = folder / f".{name}.partial"
     with open(partial, "wb") as out:
         np.savez(out, **arrays)
     partial.replace(folder / name)
+    return name

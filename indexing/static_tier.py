@@ -27,6 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from indexing.embedding import EmbedderUnavailable, ProgressCallback, get_embedder
+from indexing.token_ids import TokenIds
 from reporift.model_files import ModelFileError, built_file
 
 logger = logging.getLogger(__name__)
@@ -99,11 +100,10 @@ class StaticEmbedder:
         self.model_id = model_id
         self.dimension = int(table.shape[1])
         self._table = table
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         # model2vec's own default length: code units past it are described by their start.
-        self._tokenizer.enable_truncation(max_length=512)
-        self._tokenizer.no_padding()
-        self._lock = threading.Lock()  # the tokenizer's truncation state is not thread-safe
+        self._ids = TokenIds(Tokenizer.from_file(str(tokenizer_file)), max_length=512)
+        # The tokenizer's truncation state is not thread-safe, nor is the pieces' cache.
+        self._lock = threading.Lock()
 
     def embed(
         self, texts: Sequence[str], *, progress: ProgressCallback | None = None
@@ -116,10 +116,13 @@ class StaticEmbedder:
         # characters of code) are all that count.
         cut = [text[:_MAX_CHARS] for text in texts]
         with self._lock:
-            encodings = self._tokenizer.encode_batch(cut, add_special_tokens=False)
-        for row, encoding in enumerate(encodings):
-            if encoding.ids:
-                out[row] = self._table[encoding.ids].mean(axis=0)
+            encoded = self._ids.encode(cut)
+        for row, ids in enumerate(encoded):
+            if ids:
+                np.add.reduce(self._table[ids], axis=0, out=out[row])
+        # The mean, as `mean(axis=0)` computes it row by row (the same float32 sum and
+        # division), without its per-call overhead.
+        out /= np.fromiter(map(len, encoded), dtype=np.float32, count=len(texts)).clip(1)[:, None]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.clip(norms, 1e-12, None)
         if progress is not None:

@@ -10,11 +10,14 @@ from django.db.models import QuerySet
 from indexing.embedding import Embedder
 from indexing.models import CodeUnit, FileVersion
 from indexing.store import VectorRecord, get_vector_store
+from indexing.unit_rows import WrittenUnit
 from indexing.unit_text import field_texts
 from indexing.vector_cache import embed_cached
 
 
-def embed_units(units: Sequence[CodeUnit], *, embedder: Embedder, paths_are_words: bool) -> None:
+def embed_units(
+    units: Sequence[CodeUnit | WrittenUnit], *, embedder: Embedder, paths_are_words: bool
+) -> None:
     """Each unit's field texts embedded through the vector cache (a text embedded before, in
     any repository, is not embedded again) and stored, field by field, in `embedder`'s own
     collections."""

@@ -22,6 +22,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.
 
 FAST_RECOVERY = {
     "REPORIFT_INDEX_CHUNK_FILES": "8",
+    # A chunk is written and embedded a batch of units at a time: batches of a few files (8
+    # files hold about 200 units here) keep a chunk half-written for most of its time, where
+    # the kill below must land; phase 2 embeds in the same batches, so not much smaller.
+    "REPORIFT_EMBED_BATCH_UNITS": "64",
     "REPORIFT_INDEX_CHUNK_LEASE_S": "4",
     "REPORIFT_CELERY_VISIBILITY_TIMEOUT_S": "6",
 }

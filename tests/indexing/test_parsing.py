@@ -105,6 +105,45 @@ def test_async_and_calls():
     assert units["handler"].signature == "handler = lambda event"
 
 
+CALLS = b"""
+@register(make_key())
+def work(x=default_value(), *, y=other()):
+    a.b(c()).d(e)(f)
+    items[0](skipped)
+    first()
+    key = lambda item: measure(item)
+    first()
+
+    class Local(base()):
+        attr = computed()
+
+        def method(self):
+            return nested_call()
+
+    def inner():
+        return inner_call()
+
+    return finish(inner())
+
+
+class Plain(Mixin(), metaclass=meta()):
+    value = class_level()
+"""
+
+
+def test_calls_in_reading_order_and_left_to_nested_definitions():
+    units = {u.qualname: u for u in parse_source(CALLS).units}
+    # A call before the calls inside it ("d" encloses "b", which encloses "c"); neither
+    # decorators nor default values, nor what nested definitions call; each name once; the
+    # callee of a call or subscript is no name.
+    assert units["work"].calls == ("d", "b", "c", "first", "measure", "finish", "inner")
+    assert units["work.key"].calls == ("measure",)
+    assert units["work.Local"].calls == ("computed",)  # not its bases'
+    assert units["work.Local.method"].calls == ("nested_call",)
+    assert units["work.inner"].calls == ("inner_call",)
+    assert units["Plain"].calls == ("class_level",)
+
+
 def test_syntax_errors_recover_what_parses():
     source = b"""
 def good_before(a):

@@ -49,8 +49,47 @@ class TestSegmentVectorStore(VectorStoreContract):
             h.vector_id for h in other.query(self._unit(5, 64), repository_id=1, n=50)
         } == before
         assert "3" not in before and other.count(repository_id=1) == 39
+        # The compacting store kept what it folded: the same answers without reading the file.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("indexing.segment_store._replay", None)  # a read would fail
+            assert {
+                h.vector_id for h in store.query(self._unit(5, 64), repository_id=1, n=50)
+            } == before
         store.upsert([VectorRecord("3", 1, "function", "a.py")], np.stack([self._unit(3, 64)]))
         assert other.query(self._unit(3, 64), repository_id=1, n=1)[0].vector_id == "3"
+
+    def test_distinct_writes_read_as_their_replay(self, tmp_path):
+        import numpy as np
+
+        from indexing.segment_store import _fold, _listing, _load, _replay
+
+        store = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+        folder = tmp_path / "segments" / "m" / "r1" / "code"
+
+        def read() -> tuple:
+            listing = _listing(folder)
+            fast, replayed = _replay(folder, listing), _fold(listing, _load(folder, listing))
+            for name in ("ids", "kinds", "vectors"):
+                assert np.array_equal(getattr(fast, name), getattr(replayed, name)), name
+                assert getattr(fast, name).dtype == getattr(replayed, name).dtype, name
+            assert fast.row_of == replayed.row_of
+            return fast.ids.tolist(), fast.vectors
+
+        for batch in range(3):  # ids of several lengths, kinds of several lengths
+            ids = [str(10**batch + k) for k in range(4)]
+            records = [
+                VectorRecord(i, 1, ("method", "class")[k % 2], "a.py") for k, i in enumerate(ids)
+            ]
+            store.upsert(records, np.stack([self._unit(int(i), 64) for i in ids]))
+        ids, vectors = read()
+        assert ids == ["1", "2", "3", "4", "10", "11", "12", "13", "100", "101", "102", "103"]
+        # A rewritten id is replayed (the later vector wins) and so is a deleted one.
+        store.upsert([VectorRecord("2", 1, "function", "a.py")], np.stack([self._unit(99, 64)]))
+        store.delete(["11"], repository_id=1)
+        ids, vectors = read()
+        assert "11" not in ids and np.allclose(
+            vectors[ids.index("2")], self._unit(99, 64), atol=1e-3
+        )
 
 
 def test_backends_are_built_once_under_concurrency():
