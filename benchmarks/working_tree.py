@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -127,6 +128,25 @@ async def until_phase2(client: Client, *, t0: float, timeout_s: float) -> float 
     return None
 
 
+def cpu_s(pid: int) -> float:
+    """A process's CPU seconds so far, user and system: on a machine shared with other jobs, about
+    what its wall time would be on a core of its own (its work is mostly one thread)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
+
+
+def server_pid() -> int:
+    """The MCP server: the SDK's client starts it as a child of this process."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == os.getpid() and b"mcp" in (stat.parent / "cmdline").read_bytes():
+                return int(stat.parent.name)
+        except (OSError, ValueError):  # a process that ended meanwhile
+            continue
+    raise RuntimeError("the MCP server process was not found")
+
+
 async def mcp_session(*, tree: Path, env: dict, log: Path, timeout_s: float) -> dict[str, Any]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -144,9 +164,13 @@ async def mcp_session(*, tree: Path, env: dict, log: Path, timeout_s: float) -> 
         ):
             await session.initialize()
             row["initialized_s"] = round(time.perf_counter() - t0, 2)
+            pid = server_pid()
+            row["initialized_cpu_s"] = cpu_s(pid)
             client = Client(session)
             found, _ = await client.search(QUERY)
             row["first_answer_s"] = round(time.perf_counter() - t0, 2)
+            # Phase 2's thread, started before serving, is counted too.
+            row["first_answer_cpu_s"] = cpu_s(pid)
             if not found:
                 raise RuntimeError(f"no result for {QUERY!r}")
             row["first_top"] = f"{found[0]['path']}:{found[0]['qualname']}"
@@ -169,6 +193,7 @@ async def mcp_session(*, tree: Path, env: dict, log: Path, timeout_s: float) -> 
 def cli_call(*, tree: Path, env: dict, timeout_s: float) -> dict[str, Any]:
     """`reporift search --path TREE QUERY`: seconds to its first result line and to its exit."""
     command = [str(REPORIFT), "search", "--path", str(tree), QUERY, "--no-phase2"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
@@ -177,9 +202,16 @@ def cli_call(*, tree: Path, env: dict, timeout_s: float) -> dict[str, Any]:
         answer_s = time.perf_counter() - started
         _, errors = process.communicate(timeout=timeout_s)
         exit_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode or not first.strip():
         raise RuntimeError(f"{shlex.join(command)}: exit {process.returncode}: {errors[-2000:]}")
-    return {"answer_s": round(answer_s, 2), "exit_s": round(exit_s, 2), "top": first.split()[1]}
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {
+        "answer_s": round(answer_s, 2),
+        "exit_s": round(exit_s, 2),
+        "cpu_s": round(cpu, 2),
+        "top": first.split()[1],
+    }
 
 
 # Where a cold call's time goes, as cProfile's cumulative seconds of these functions: (file,
@@ -262,7 +294,9 @@ def repeat(source: Path, args: argparse.Namespace) -> dict[str, Any]:
 
 TIMES = (
     "initialized_s",
+    "initialized_cpu_s",
     "first_answer_s",
+    "first_answer_cpu_s",
     "warm_ms",
     "full_s",
     *(
@@ -270,7 +304,7 @@ TIMES = (
         for round_ in ROUNDS
         for key in ("added_call_ms", "changed_call_ms", "deleted_call_ms")
     ),
-    *(f"cli_{call}_{end}_s" for call in ("cold", "warm") for end in ("answer", "exit")),
+    *(f"cli_{call}_{end}_s" for call in ("cold", "warm") for end in ("answer", "exit", "cpu")),
 )
 
 
@@ -297,7 +331,9 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 LABELS = {
     "initialized_s": "start to `initialize` answered (s): migrate, index, serve",
+    "initialized_cpu_s": "the server's CPU seconds by then",
     "first_answer_s": "**start to the first `search_code` results (s)**",
+    "first_answer_cpu_s": "**the server's CPU seconds by then** (phase 2's thread included)",
     "warm_ms": "the same search again (ms)",
     "full_s": "start to phase 2 done, the transformer answering (s)",
     "early.added_call_ms": "early: a function added, the next search (ms)",
@@ -308,8 +344,10 @@ LABELS = {
     "late.deleted_call_ms": "late: a file deleted, the next search (ms)",
     "cli_cold_answer_s": "`search --path` CLI, first call: to its first result line (s)",
     "cli_cold_exit_s": "the same, to its exit (s)",
+    "cli_cold_cpu_s": "the same, its CPU seconds",
     "cli_warm_answer_s": "`search --path` CLI, second call: to its first result line (s)",
     "cli_warm_exit_s": "the same, to its exit (s)",
+    "cli_warm_cpu_s": "the same, its CPU seconds",
 }
 CHECKS = (
     ("added_rank", "new function, searched by name: rank"),
@@ -338,7 +376,8 @@ def section(report: dict[str, Any]) -> str:
         "`models/` was prepared and nothing else. Report: `docs/eval/working-tree.json`.",
         "",
         f"Target: the first answer within {TARGET_FIRST_ANSWER_S:g} s: {verdict} "
-        f"(median {median} s).",
+        f"(median {median} s; the server's CPU seconds by then, median "
+        f"{stats.get('first_answer_cpu_s', {}).get('median')}).",
         "",
         "| | median | min | max |",
         "| --- | --- | --- | --- |",

@@ -159,9 +159,9 @@ def test_section_states_the_target_and_every_check():
         "profile": {"wall_s": 9.0, "steps_s": {"index run (phase 1)": 5.0, "the search": 0.4}},
     }
     text = section(report)
-    assert "first answer within 5 s: **missed** (median 6.2 s)" in text
+    assert "first answer within 5 s: **missed** (median 6.2 s;" in text
     assert "| rewritten function, searched by its new behaviour: rank | 4 | 4 |" in text
     assert "| deleted file: no unit of it returned, `get_code` refuses it | True | True |" in text
     row["first_answer_s"] = 4.8
     report["summary"] = summary([row])
-    assert "first answer within 5 s: met (median 4.8 s)" in section(report)
+    assert "first answer within 5 s: met (median 4.8 s;" in section(report)
