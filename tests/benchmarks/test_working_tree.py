@@ -5,15 +5,7 @@ import ast
 
 import pytest
 
-from benchmarks.tree_edits import (
-    ROUNDS,
-    Target,
-    append_function,
-    build_tree,
-    pick_functions,
-    rank_of,
-    replace_body,
-)
+from benchmarks import tree_edits as edits
 from benchmarks.working_tree import field, section, summary
 
 HELPER = '''"""Helpers."""
@@ -56,7 +48,7 @@ def source(tmp_path):
 
 
 def test_build_tree_copies_the_first_files_by_path(source, tmp_path):
-    counts = build_tree(source=source, dest=tmp_path / "tree", files=3)
+    counts = edits.build_tree(source=source, dest=tmp_path / "tree", files=3)
     copied = sorted(
         p.relative_to(tmp_path / "tree").as_posix() for p in (tmp_path / "tree").rglob("*")
     )
@@ -65,17 +57,17 @@ def test_build_tree_copies_the_first_files_by_path(source, tmp_path):
 
 
 def test_pick_functions_skips_shared_names_init_files_decorators_and_one_liners(source):
-    assert pick_functions(tree=source, count=2) == [
-        Target(path="b/helpers.py", name="tidy"),
-        Target(path="c/d.py", name="fetch"),
+    assert edits.pick_functions(tree=source, count=2) == [
+        edits.Target(path="b/helpers.py", name="tidy"),
+        edits.Target(path="c/d.py", name="fetch"),
     ]
     with pytest.raises(ValueError, match="2 editable functions, 3 wanted"):
-        pick_functions(tree=source, count=3)
+        edits.pick_functions(tree=source, count=3)
 
 
 def test_replace_body_keeps_the_signature_and_docstring(source):
     path = source / "b" / "helpers.py"
-    replace_body(path=path, name="tidy", body="\nimport re\n\nreturn re.sub('x', '', text)\n")
+    edits.replace_body(path=path, name="tidy", body="\nimport re\n\nreturn re.sub('x', '', text)\n")
     text = path.read_text()
     assert (
         '''def tidy(text):
@@ -95,21 +87,21 @@ def tiny(): return 1
 
 def test_replace_body_of_a_function_without_a_docstring(source):
     path = source / "c" / "d.py"
-    replace_body(path=path, name="fetch", body="return url")
+    edits.replace_body(path=path, name="fetch", body="return url")
     assert path.read_text() == "async def fetch(url):\n    return url\n"
 
 
 def test_append_function_leaves_the_file_valid(source):
     path = source / "a.py"
-    append_function(path=path, source="\ndef added():\n    return 3\n")
+    edits.append_function(path=path, source="\ndef added():\n    return 3\n")
     assert path.read_text() == "A = 1\nB = 2\n\n\ndef added():\n    return 3\n"
 
 
 def test_every_round_edits_into_valid_python(source):
-    for spec in ROUNDS.values():
+    for spec in edits.ROUNDS.values():
         path = source / "b" / "helpers.py"
-        replace_body(path=path, name="tidy", body=spec["changed"])
-        append_function(path=path, source=spec["added"])
+        edits.replace_body(path=path, name="tidy", body=spec["changed"])
+        edits.append_function(path=path, source=spec["added"])
         text = path.read_text()
         assert spec["changed_marker"] in text
         ast.parse(text)
@@ -121,8 +113,8 @@ def test_rank_of_needs_path_and_name():
         {"path": "b.py", "qualname": "g"},
         {"path": "c.py", "qualname": "f"},
     ]
-    assert rank_of(results, path="c.py", qualname="f") == 3
-    assert rank_of(results, path="b.py", qualname="f") is None
+    assert edits.rank_of(results, path="c.py", qualname="f") == 3
+    assert edits.rank_of(results, path="b.py", qualname="f") is None
 
 
 def test_summary_over_repeats_only_where_every_repeat_has_a_time():
@@ -146,7 +138,10 @@ def test_section_states_the_target_and_every_check():
         "units": 9,
         "loadavg_1min_before": 1.5,
         "first_answer_s": 6.2,
-        **{name: {"added_rank": 1, "changed_rank": 4, "deleted_gone": True} for name in ROUNDS},
+        **{
+            name: {"added_rank": 1, "changed_rank": 4, "deleted_gone": True}
+            for name in edits.ROUNDS
+        },
     }
     report = {
         "repeats": [row],
