@@ -6,7 +6,7 @@ import ast
 import pytest
 
 from benchmarks import tree_edits as edits
-from benchmarks.working_tree import field, section, summary
+from benchmarks.working_tree_report import field, section, summary
 
 HELPER = '''"""Helpers."""
 
