@@ -115,7 +115,7 @@ bench-first-answer: setup
 	$(PY) -m benchmarks.time_to_answer section var/benchmarks/tta-new.json var/benchmarks/tta-before.json
 
 # `reporift mcp --path` on a 300-file tree as a coding agent's MCP client uses it: first answer,
-# edits found by the next call, the one-shot CLI (docs/BENCHMARKS.md; about 40 min on one core).
+# edits found by the next call, the one-shot CLI (docs/BENCHMARKS.md; 20 to 40 min on one core).
 bench-working-tree: setup
 	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"
 	taskset -c 0 $(PY) -m benchmarks.working_tree --models var/models --out docs/eval/working-tree.json
