@@ -10,6 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= requests
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-scale bench-first-answer clean lock \
+	bench-working-tree \
 	models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
@@ -112,6 +113,12 @@ bench-first-answer: setup
 		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" \
 		--project var/benchmarks/baseline-tree
 	$(PY) -m benchmarks.time_to_answer section var/benchmarks/tta-new.json var/benchmarks/tta-before.json
+
+# `reporift mcp --path` on a 300-file tree as a coding agent's MCP client uses it: first answer,
+# edits found by the next call, the one-shot CLI (docs/BENCHMARKS.md; 20 to 40 min on one core).
+bench-working-tree: setup
+	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"
+	taskset -c 0 $(PY) -m benchmarks.working_tree --models var/models --out docs/eval/working-tree.json
 
 bench-scale: setup
 	$(PY) -m benchmarks.scale

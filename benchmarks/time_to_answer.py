@@ -244,20 +244,29 @@ def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
 # --- the driver ----------------------------------------------------------------------------
 
 
-def measure_product(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
+def fresh_data_dir(*, models: str | Path | None, prefix: str = "reporift-tta-") -> Path:
+    """An empty data dir (no database, no index); with `models`, its `models/` is that prepared
+    folder: what an install prepares once (the ONNX graphs, the static table) is not part of
+    what is measured, so every run starts from the same prepared models."""
+    data = Path(tempfile.mkdtemp(prefix=prefix))
+    if models:
+        (data / "models").symlink_to(Path(models).resolve(), target_is_directory=True)
+    return data
+
+
+def product_env(*, data: Path) -> dict[str, str]:
+    """The environment of a product process on `data`, with nothing shared and nothing online:
+    no database, broker or Chroma server of this shell's, no model download."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
     for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CHROMA_HOST"):
         env.pop(name, None)
-    data = Path(tempfile.mkdtemp(prefix="reporift-tta-"))
-    env |= OFFLINE | {
-        "REPORIFT_DATA_DIR": str(data),
-        "DJANGO_SETTINGS_MODULE": "reporift.settings",
-        "PYTHONPATH": str(args.project),
-    }
-    if args.models:
-        # What an install prepares once (the ONNX graphs, the static table) is not part of
-        # adding a repository: every tree starts from the same prepared models.
-        (data / "models").symlink_to(Path(args.models).resolve(), target_is_directory=True)
+    settings = {"REPORIFT_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "reporift.settings"}
+    return env | OFFLINE | settings
+
+
+def measure_product(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
+    data = fresh_data_dir(models=args.models)
+    env = product_env(data=data) | {"PYTHONPATH": str(args.project)}
     result = data / "result.json"
     command = [str(args.python), str(Path(__file__).resolve()), "_product", str(tree)]
     command += [str(result), args.query, str(args.timeout), str(args.full_max_units)]

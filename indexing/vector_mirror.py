@@ -64,8 +64,11 @@ class _Copies:
                 copy = None  # its loader stayed in the parent process
             if copy is None:
                 copy = self.items[key] = _Copy()
+                # Not a daemon: an interpreter torn down while the copy is inside Chroma's
+                # native code crashes (`reporift search` printed its answer, then ended with
+                # SIGSEGV); exit waits for the copy instead (a second per 20k vectors).
                 threading.Thread(
-                    target=load, args=(key, copy), name="vector-mirror", daemon=True
+                    target=load, args=(key, copy), name="vector-mirror", daemon=False
                 ).start()
                 return None
             self.items.move_to_end(key)

@@ -1,7 +1,10 @@
 """The in-memory copy of a generation's vectors scores candidates as the store does, is used
 only once loaded, asks the store for what it lacks, and keeps within its bound."""
 
+import subprocess
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,6 +16,7 @@ from indexing.store import ChromaVectorStore, VectorRecord
 from indexing.vector_mirror import MirroredStore, mirrored
 
 DIM = 8
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def unit(i: int) -> np.ndarray:
@@ -121,3 +125,19 @@ def test_a_copy_that_cannot_load_leaves_the_store_answering(store):
 def test_a_store_in_memory_is_used_as_it_is(tmp_path):
     segments = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
     assert mirrored(segments, model_id="m", generation=generation()) is segments
+
+
+def test_a_process_exits_after_the_copy_it_started(tmp_path):
+    """A one-shot process (`reporift search`) that leaves while a copy loads waits for it: torn
+    down under a copy inside Chroma's native code, the interpreter crashed."""
+    done = tmp_path / "copied"
+    code = (
+        "import time\n"
+        "from indexing.vector_mirror import _copies\n"
+        "def load(key, copy):\n"
+        "    time.sleep(0.5)\n"
+        f"    open({str(done)!r}, 'w').close()\n"
+        "_copies.copy_for(('m', 1, 1, 'code'), load)\n"
+    )
+    exited = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=60)
+    assert exited.returncode == 0 and done.exists()
