@@ -77,17 +77,22 @@ def build_server(
         # Django's ORM may not run in the event loop's thread.
         return sync_to_async(fn, thread_sensitive=False)(*args)
 
-    async def searched(ctx: Context, action, arguments: dict[str, Any]) -> dict[str, Any]:
-        """A search tool's call: the caller's reach (the working tree brought up to date
-        first) and its rate limit, then `action`."""
+    async def caller(ctx: Context, *, fresh: bool = False):
+        """The caller and their reach. `fresh`: the working tree is brought up to date first,
+        for every tool that reads its code (an agent edits the tree between calls, and may
+        read a unit back without searching first)."""
         user = await run(resolve_user, ctx)
-        if working_tree is not None:
+        if fresh and working_tree is not None:
             await run(actions.refresh, working_tree)
-        reach = actions.reachable(user, working_tree)
+        return user, actions.reachable(user, working_tree)
+
+    async def searched(ctx: Context, action, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A search tool's call: the caller's reach and its rate limit, then `action`."""
+        user, reach = await caller(ctx, fresh=True)
         return await run(action, reach, user, _caller_request(ctx, user), arguments)
 
     async def scope(ctx: Context):
-        return actions.reachable(await run(resolve_user, ctx), working_tree)
+        return (await caller(ctx))[1]
 
     @server.tool()
     async def list_repositories(ctx: Context) -> dict[str, Any]:
@@ -169,9 +174,8 @@ def build_server(
         the program, its output and whether its check passed, marked with the model that wrote
         it. Waits up to `wait_s` seconds (at most 300); if it is not finished by then, call
         again with the same arguments to get the same example."""
-        user = await run(resolve_user, ctx)
+        user, reach = await caller(ctx, fresh=True)
         arguments = {"repository": repository, "qualname": qualname, "path": path}
-        reach = actions.reachable(user, working_tree)
         request = _caller_request(ctx, user)
         example = await run(actions.start_example, reach, user, request, arguments)
         deadline = time.monotonic() + max(0, min(wait_s, 300))
@@ -200,7 +204,8 @@ def build_server(
             "start_line": start_line,
             "end_line": end_line,
         }
-        return await run(actions.get_code, await scope(ctx), arguments)
+        _, reach = await caller(ctx, fresh=True)
+        return await run(actions.get_code, reach, arguments)
 
     @server.tool()
     async def index_status(repository: str, ctx: Context) -> dict[str, Any]:

@@ -26,6 +26,12 @@ def compute_invoice_tax(invoice, rate):
     return round(invoice.total * rate, 2)
 '''
 
+REFUND = """
+
+def refund_invoice(invoice):
+    return invoice.total - invoice.refunded
+"""
+
 
 def cli_search(*args: str) -> str:
     out = io.StringIO()
@@ -84,10 +90,22 @@ def test_mcp_path_serves_the_tree_and_its_edits(write_repo):
             with open(root / "shop" / "payments.py", "a") as out:
                 out.write(INVOICE)
             second = await session.call_tool("search_code", {"query": "tax owed on an invoice"})
-            return listed, first, second
+            with open(root / "shop" / "payments.py", "a") as out:
+                out.write(REFUND)
+            # Read back without a search between: the tree is brought up to date all the same.
+            read = await session.call_tool(
+                "get_code",
+                {
+                    "repository": second.structuredContent["results"][0]["repository"],
+                    "path": "shop/payments.py",
+                    "qualname": "refund_invoice",
+                },
+            )
+            return listed, first, second, read
 
-    listed, first, second = asyncio.run(session_calls())
+    listed, first, second, read = asyncio.run(session_calls())
     repositories = listed.structuredContent["repositories"]
     assert [r["name"] for r in repositories] == [working_tree_repository(path=root).name]
     assert first.structuredContent["results"][0]["qualname"] == "retry_http_call"
     assert second.structuredContent["results"][0]["qualname"] == "compute_invoice_tax"
+    assert "return invoice.total - invoice.refunded" in read.structuredContent["code"]
