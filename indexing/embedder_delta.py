@@ -19,6 +19,7 @@ import hashlib
 import json
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,13 @@ class DeltaRefused(RuntimeError):
 @dataclass(frozen=True)
 class Delta:
     manifest: dict
-    changes: dict[str, np.ndarray]  # torch parameter name -> full change, float32
+    stored: dict[str, np.ndarray]  # as the delta file holds them (`compress`)
+
+    @cached_property
+    def changes(self) -> dict[str, np.ndarray]:
+        """Torch parameter name -> full change, float32. Expanded when first asked (half a
+        second): a process whose merged graph is built already never needs them."""
+        return expand(self.stored)
 
     @property
     def short_id(self) -> str:
@@ -70,7 +77,11 @@ def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
             f"from {manifest['base']['weights_sha256']}"
         )
     with np.load(npz) as archive:
-        return Delta(manifest, expand(dict(archive)))
+        stored = dict(archive)
+    for key in stored:  # a file of other arrays is refused now, not at first expansion
+        if key.rsplit(".", 1)[-1] not in ("U", "V", "D"):
+            raise DeltaRefused(f"unknown array {key!r} in the delta")
+    return Delta(manifest, stored)
 
 
 def expand(stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
