@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexing.lexical import Generation, generation_key
-from indexing.store import VectorHit, VectorStore
+from indexing.store import FIELDS, VectorHit, VectorStore
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +110,20 @@ class MirroredStore:
 
     def query(self, *args, **kwargs) -> list[VectorHit]:
         return self.store.query(*args, **kwargs)
+
+    def prefetch(self, *, repository_id: int, wait_s: float = 0.0) -> bool:
+        """Start copying the generation's vectors of both fields (a server warming up, so
+        that its first searches need not ask the store); with `wait_s`, wait that long for
+        them. Whether both are loaded."""
+        keys = [(self.model_id, self.generation_key, repository_id, f) for f in FIELDS]
+        for key in keys:
+            _copies.copy_for(key, self._load)
+        deadline = time.monotonic() + wait_s
+        for key in keys:
+            copy = _copies.items.get(key)
+            if copy is None or not copy.loaded.wait(max(0.0, deadline - time.monotonic())):
+                return False
+        return True
 
     def scores(
         self,

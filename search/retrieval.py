@@ -64,6 +64,14 @@ def generation_embedder(generation: IndexRun, *, phase: int | None = None) -> Em
         return get_embedder()
 
 
+def retriever_store(generation: IndexRun, *, embedder: Embedder | None = None):
+    """The vector store a search of `generation` reads (with its candidates' scores served
+    from memory once copied): `embedder`'s, by default the generation's own model's."""
+    embedder = embedder or generation_embedder(generation)
+    store = _vector_store_or_placeholder(embedder.model_id)
+    return mirrored(store, model_id=embedder.model_id, generation=generation)
+
+
 class Retriever:
     """One search's access to a repository's active generation: the context its streams share
     (`streams`), the candidates' scores for the learned ranker, and resolving ids to units."""
@@ -85,12 +93,11 @@ class Retriever:
         depth = {**config["DEPTH"], "S7": config["DEFINITIONS"]}
         depth |= {s: max(k, depth[s]) for s in ("S1", "S6", "S4")}
         embedder = generation_embedder(generation, phase=phase)
-        store = _vector_store_or_placeholder(embedder.model_id)
         self.streams = S.StreamContext(
             repository=repository,
             generation=generation,
             embedder=embedder,
-            store=mirrored(store, model_id=embedder.model_id, generation=generation),
+            store=retriever_store(generation, embedder=embedder),
             depth=depth,
             filters=filters,
             # Filters drop many hits after the store answers, so ask it for more.

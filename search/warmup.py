@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 
 logger = logging.getLogger(__name__)
 
@@ -22,8 +23,28 @@ def warm_up() -> None:
         get_vector_store()
         with contextlib.suppress(RankerUnavailable):  # off or refused: searches say so
             get_ranker()
+        prefetch_vectors()
     except Exception:  # a broken part is reported by the first search that needs it
         logger.exception("warm-up failed")
+
+
+def prefetch_vectors(*, wait_s: float = 0.0) -> bool:
+    """Start copying each searchable repository's vectors into memory (newest first, as many
+    as the copies' bound keeps), so that the first searches need not ask the store for their
+    candidates' scores; with `wait_s`, wait that long for them. Whether all are loaded."""
+    from indexing.models import Repository
+    from indexing.selectors import active_generation
+    from search.retrieval import retriever_store
+
+    loaded = True
+    deadline = time.monotonic() + wait_s
+    for repository in Repository.objects.filter(active_run__isnull=False).order_by("-pk"):
+        generation = active_generation(repository=repository)
+        store = retriever_store(generation)
+        if hasattr(store, "prefetch"):
+            left = max(0.0, deadline - time.monotonic())
+            loaded &= store.prefetch(repository_id=repository.pk, wait_s=left)
+    return loaded
 
 
 def warm_up_in_background() -> None:
