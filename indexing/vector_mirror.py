@@ -139,8 +139,11 @@ class MirroredStore:
             return self.store.scores(vector, vector_ids, repository_id=repository_id, field=field)
         ids = list(dict.fromkeys(vector_ids))
         known = [i for i in ids if i in copy.row_of]
-        values = copy.matrix[[copy.row_of[i] for i in known]] @ np.asarray(vector, np.float32)
-        found = {i: float(v) for i, v in zip(known, values, strict=True)}
+        found: dict[str, float] = {}
+        if known:  # (a copy of an empty field has no columns to multiply)
+            rows = copy.matrix[[copy.row_of[i] for i in known]]
+            values = rows @ np.asarray(vector, np.float32)
+            found = {i: float(v) for i, v in zip(known, values, strict=True)}
         missing = [i for i in ids if i not in copy.row_of]
         if missing:
             found |= self.store.scores(vector, missing, repository_id=repository_id, field=field)

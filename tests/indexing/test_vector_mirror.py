@@ -91,6 +91,8 @@ def test_each_generation_and_field_has_its_own_copy(store):
         mirror.scores(unit(1), ["1"], repository_id=1, field="header")
     assert len(vector_mirror._copies.items) == 4
     assert loaded(first, "header").size == 0  # nothing was written to the header field
+    # A loaded copy of an empty field answers from the store (which has nothing either).
+    assert first.scores(unit(1), ["1"], repository_id=1, field="header") == {}
 
 
 def test_copies_stay_within_the_bound(store, monkeypatch):
