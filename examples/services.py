@@ -164,7 +164,13 @@ def example_execute(
     )
     with tempfile.TemporaryDirectory(prefix="reporift-example-") as tmp:
         prefix = materialize(repository=example.repository, target=Path(tmp))
-        found = FoundUnit(unit.code, module_of(unit.path, prefix), unit.qualname)
+        source = Path(tmp, prefix, unit.path)
+        found = FoundUnit(
+            unit.code,
+            module_of(unit.path, prefix),
+            unit.qualname,
+            module_source=source.read_text(errors="replace") if source.is_file() else "",
+        )
         outcome = writer.write(found, Path(tmp))
     example.sandbox = sandbox.name
     return _finish(example, outcome)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from agents.errors import LLMError
 from agents.llm import LLMClient
 from agents.programs import check_program, outcome_of, ran_to_its_asserts, runnable_test
 from agents.prompts import EXAMPLE_FIX, EXAMPLE_WRITE, Prompt, code_block
+from examples.harness import ModuleFacts, describe, import_missing, module_facts
 from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
 
 CODE_CHARS = 3000
@@ -21,15 +23,35 @@ MAX_TOKENS = 400
 
 @dataclass(frozen=True)
 class FoundUnit:
-    """What the writer needs of a unit: its code, the module it is imported from, its name."""
+    """What the writer needs of a unit: its code, the module it is imported from, its name, and
+    the module's source (for the names beside it and how it is called)."""
 
     code: str
     module: str
     qualname: str
+    module_source: str = ""
 
     @property
     def import_line(self) -> str:
         return f"from {self.module} import {self.qualname.split('.')[0]}"
+
+    @cached_property
+    def facts(self) -> ModuleFacts:
+        return module_facts(self.module_source, self.qualname)
+
+    def skeleton(self) -> str:
+        """The program's shape, filled in by the model: the import, the call, print, assert."""
+        top = self.qualname.split(".")[0]
+        if self.facts.constructor and self.facts.signature:
+            call = f"obj = {self.facts.constructor}\nresult = {self.facts.signature}"
+        else:
+            call = f"result = {self.facts.signature or self.facts.constructor or top + '(...)'}"
+        if self.facts.is_async:
+            call = "import asyncio\n" + call.replace("result = ", "result = asyncio.run(", 1) + ")"
+        return (
+            f"```python\n{self.import_line}\n\n# small example inputs\n{call}\n"
+            'print("call ->", result)\nassert result == ...  # what it must return\n```'
+        )
 
 
 @dataclass
@@ -88,12 +110,25 @@ class ExampleWriter:
         Never raises for the LLM or the sandbox: their failures are the outcome's error."""
         started = time.perf_counter()
         outcome = Outcome(status="error")
-        where = (
-            f"The code is in a repository, importable as `{unit.import_line}`: import it that way."
+        where = "\n".join(
+            filter(
+                None,
+                [
+                    f"The code is in a repository, importable as `{unit.import_line}`: "
+                    "import it that way.",
+                    describe(unit.facts, unit.qualname.split(".")[0], unit.module),
+                ],
+            )
         )
         code = code_block(unit.code[:CODE_CHARS])
+        names = set(unit.facts.names)
+
+        def program_of(answer: str) -> str:
+            return import_missing(runnable_test(answer, unit), unit.module, names)
+
         try:
-            program = runnable_test(self._ask(EXAMPLE_WRITE, where=where, code=code), unit)
+            answer = self._ask(EXAMPLE_WRITE, where=where, code=code, skeleton=unit.skeleton())
+            program = program_of(answer)
             for attempt in range(self.max_fixes + 1):
                 if self.cancelled():
                     outcome.error = "cancelled"
@@ -116,7 +151,7 @@ class ExampleWriter:
                 fixed = self._ask(
                     EXAMPLE_FIX, where=where, code=code, program=program, error=problem[:1500]
                 )
-                program = runnable_test(fixed, unit)
+                program = program_of(fixed)
         except LLMError as exc:
             outcome.error = f"the LLM failed: {exc}"
         except SandboxUnavailable as exc:

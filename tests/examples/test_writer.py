@@ -42,7 +42,7 @@ def test_a_program_that_runs_and_checks(code_dir):
     outcome = example.write(UNIT, code_dir)
     assert outcome.status == "passed", outcome
     assert "-> 'hello-world'" in outcome.stdout and outcome.error == ""
-    assert [c[0] for c in llm.calls] == ["example_write.v1"]
+    assert [c[0] for c in llm.calls] == ["example_write.v2"]
     assert "from shop.text import slugify_title" in llm.calls[0][1]
 
 
@@ -55,7 +55,7 @@ def test_an_error_is_repaired_and_a_wrong_check_is_reported(code_dir):
     answers = iter([broken, wrong])
     example, llm = writer(lambda prompt, message: next(answers))
     outcome = example.write(UNIT, code_dir)
-    assert [c[0] for c in llm.calls] == ["example_write.v1", "example_fix.v1"]
+    assert [c[0] for c in llm.calls] == ["example_write.v2", "example_fix.v2"]
     assert "No module named 'missing_helper'" in llm.calls[1][1]
     assert outcome.status == "check_failed" and len(outcome.attempts) == 2
     assert "AssertionError" in outcome.stderr

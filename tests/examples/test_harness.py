@@ -1,0 +1,101 @@
+"""What the example writer reads off the unit's module (names, how to call it, how to build its
+object) and the imports it adds to a program that uses a module's name without importing it."""
+
+from __future__ import annotations
+
+import textwrap
+
+from examples.harness import describe, import_missing, module_facts
+from examples.writer import FoundUnit
+
+SOURCE = textwrap.dedent(
+    """
+    import re
+    from typing import overload
+    DEFAULT_WIDTH = 80
+    _private = 1
+
+    class Style:
+        def __init__(self, color=None, *, bold=False):
+            self.color = color
+
+    class Console:
+        def __init__(self, width: int = DEFAULT_WIDTH, style: Style | None = None):
+            self.width = width
+
+        def render(self, text, *, markup=True, **options):
+            return text
+
+        @property
+        def size(self):
+            return self.width
+
+        @classmethod
+        def plain(cls, width):
+            return cls(width)
+
+    @overload
+    def wrap(text: str) -> str: ...
+    def wrap(text, width=DEFAULT_WIDTH):
+        return text
+
+    async def fetch(url, timeout=5.0):
+        return url
+
+    class Point:
+        x: int
+        y: int
+        label: str = ""
+    """
+)
+
+
+def test_module_facts_say_how_to_call_and_build():
+    method = module_facts(SOURCE, "Console.render")
+    assert method.constructor == "Console(width=DEFAULT_WIDTH, style=None)"
+    assert method.signature == "obj.render(text, *, markup=True, **options)"
+    assert {"Style", "Console", "DEFAULT_WIDTH", "wrap", "re", "overload"} <= set(method.names)
+    assert "_private" not in method.names
+    assert module_facts(SOURCE, "wrap").signature == "wrap(text, width=DEFAULT_WIDTH)"
+    assert "property" in module_facts(SOURCE, "Console.size").signature
+    assert module_facts(SOURCE, "Console.plain").signature == "Console.plain(width)"
+    assert module_facts(SOURCE, "fetch").is_async
+    assert module_facts(SOURCE, "Point").constructor == "Point(x=..., y=...)"
+    assert module_facts("def broken(:", "broken").names == ()
+    text = describe(method, "Console", "app.console")
+    assert "obj = Console(" in text and "`app.console` also defines: " in text
+    assert "Console," not in text.split("also defines: ")[1]
+
+
+def test_missing_names_are_imported_from_the_module_or_the_standard_library():
+    program = (
+        "from app.console import Console\n"
+        "obj = Console(style=Style('red'))\n"
+        "result = obj.render(json.dumps([1]))\n"
+        "for item in result:\n"
+        "    print(item, undefined_thing)\n"
+        "assert result\n"
+    )
+    fixed = import_missing(program, "app.console", {"Style", "Console", "wrap"})
+    lines = fixed.splitlines()
+    assert lines[:3] == [
+        "from app.console import Console",
+        "import json",
+        "from app.console import Style",
+    ]
+    assert "undefined_thing" in fixed and "import undefined_thing" not in fixed
+    assert import_missing("def broken(:", "m", {"x"}) == "def broken(:"
+    clean = "from m import f\nresult = f(1)\nassert result\n"
+    assert import_missing(clean, "m", {"f", "g"}) == clean
+
+
+def test_the_skeleton_builds_the_object_before_the_call():
+    unit = FoundUnit("def render(self, text): ...", "app.console", "Console.render", SOURCE)
+    skeleton = unit.skeleton()
+    assert "from app.console import Console" in skeleton
+    assert "obj = Console(width=DEFAULT_WIDTH, style=None)" in skeleton
+    assert "result = obj.render(" in skeleton and "assert result ==" in skeleton
+    coroutine = FoundUnit("async def fetch(url): ...", "app.console", "fetch", SOURCE)
+    assert "asyncio.run(fetch(url, timeout=5.0))" in coroutine.skeleton()
+    bare = FoundUnit("def f(): ...", "m", "f")
+    assert "result = f(...)" in bare.skeleton()
