@@ -77,9 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["REPORIFT_EAGER_IN_THREAD"] = "0"
     setup_django(str(args.data_dir))
     from examples.services import example_execute, example_request
-    from search.evaluation.stats import bootstrap_ci
 
-    records = []
+    records: list[dict] = []
     started = time.perf_counter()
     for number, (question, unit) in enumerate(found_units(args.n, args.seed), start=1):
         example = example_request(unit=unit)  # stored per unit and model: a rerun resumes
@@ -94,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 "qualname": unit.qualname,
                 "kind": unit.kind,
                 "status": example.status,
+                "prompt_version": example.prompt_version,
                 "programs_tried": len(example.attempts),
                 "seconds": example.seconds,
                 "error": example.error,
@@ -103,9 +103,20 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
         print(f"{number:3d} {example.status:12s} {example.seconds:6.1f}s {unit.qualname}")
+        # Written after every example: a run cut short still reports the examples it made.
+        report = _report(args, records, time.perf_counter() - started)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in report.items() if k != "examples"}, indent=1))
+    return 0
+
+
+def _report(args: argparse.Namespace, records: list[dict], wall_s: float) -> dict:
+    from search.evaluation.stats import bootstrap_ci
+
     statuses = Counter(r["status"] for r in records)
     passed = [float(r["status"] == "passed") for r in records]
-    report = {
+    return {
         "command": f"python -m benchmarks.found_examples --model {args.model} --n {args.n}",
         "machine": machine_line(),
         "model": args.model,
@@ -114,13 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         "passed_share": [round(x, 4) for x in bootstrap_ci(passed)],
         "statuses": dict(statuses),
         "mean_seconds": round(sum(r["seconds"] for r in records) / max(1, len(records)), 1),
-        "wall_seconds": round(time.perf_counter() - started, 1),
+        "wall_seconds": round(wall_s, 1),
         "examples": records,
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in report.items() if k != "examples"}, indent=1))
-    return 0
 
 
 if __name__ == "__main__":
