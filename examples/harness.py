@@ -22,6 +22,7 @@ class ModuleFacts:
     names: tuple[str, ...] = ()  # the module's public top-level names
     signature: str = ""  # how the unit is called, e.g. `obj.send(request, stream=False)`
     constructor: str = ""  # for a method: how its class is built, e.g. `Session()`
+    methods: tuple[str, ...] = ()  # for a class: its public methods, one of which to call
     is_async: bool = False
 
 
@@ -38,7 +39,12 @@ def module_facts(source: str, qualname: str) -> ModuleFacts:
     if len(parts) > 2 or node is None:
         return ModuleFacts(names=names)
     if isinstance(node, ast.ClassDef):
-        return ModuleFacts(names=names, constructor=_constructor(node))
+        methods = tuple(
+            m.name
+            for m in node.body
+            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and not m.name.startswith("_")
+        )
+        return ModuleFacts(names=names, constructor=_constructor(node), methods=methods)
     is_async = isinstance(node, ast.AsyncFunctionDef)
     decorators = {_decorator_name(d) for d in node.decorator_list}
     if owner is None:
@@ -62,6 +68,11 @@ def describe(facts: ModuleFacts, unit_name: str, module: str) -> str:
         lines.append(f"Build the object first: `obj = {facts.constructor}`.")
     if facts.signature:
         lines.append(f"Call it as `{facts.signature}`.")
+    if facts.methods:
+        shown = ", ".join(facts.methods[:MAX_NAMES])
+        lines.append(
+            f"Build it, then call one of its methods and check what that returns: {shown}."
+        )
     if facts.is_async:
         lines.append("It is a coroutine function: call it inside `asyncio.run(...)`.")
     others = [n for n in facts.names if n != unit_name][:MAX_NAMES]

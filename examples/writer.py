@@ -44,6 +44,8 @@ class FoundUnit:
         top = self.qualname.split(".")[0]
         if self.facts.constructor and self.facts.signature:
             call = f"obj = {self.facts.constructor}\nresult = {self.facts.signature}"
+        elif self.facts.constructor and self.facts.methods:
+            call = f"obj = {self.facts.constructor}\nresult = obj.{self.facts.methods[0]}(...)"
         else:
             call = f"result = {self.facts.signature or self.facts.constructor or top + '(...)'}"
         if self.facts.is_async:

@@ -99,3 +99,13 @@ def test_the_skeleton_builds_the_object_before_the_call():
     assert "asyncio.run(fetch(url, timeout=5.0))" in coroutine.skeleton()
     bare = FoundUnit("def f(): ...", "m", "f")
     assert "result = f(...)" in bare.skeleton()
+
+
+def test_a_class_is_built_and_one_of_its_methods_called():
+    facts = module_facts(SOURCE, "Console")
+    assert facts.methods == ("render", "size", "plain")
+    unit = FoundUnit("class Console: ...", "app.console", "Console", SOURCE)
+    assert "obj = Console(width=DEFAULT_WIDTH, style=None)\nresult = obj.render(...)" in (
+        unit.skeleton()
+    )
+    assert "call one of its methods" in describe(facts, "Console", "app.console")
