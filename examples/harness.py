@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MAX_NAMES = 30  # public names listed in the prompt; a big module's rest are still imported
 
@@ -20,9 +20,13 @@ MAX_NAMES = 30  # public names listed in the prompt; a big module's rest are sti
 @dataclass(frozen=True)
 class ModuleFacts:
     names: tuple[str, ...] = ()  # the module's public top-level names
+    defined: frozenset[str] = frozenset()  # every top-level name, private ones too
     signature: str = ""  # how the unit is called, e.g. `obj.send(request, stream=False)`
-    constructor: str = ""  # for a method: how its class is built, e.g. `Session()`
+    constructor: str = ""  # for a method or class: how the object is built, e.g. `Session()`
+    call: str = ""  # the signature with its required arguments only: the skeleton's call
+    build: str = ""  # the constructor with its required arguments only
     methods: tuple[str, ...] = ()  # for a class: its public methods, one of which to call
+    properties: tuple[str, ...] = ()  # for a class: its properties (read, never called)
     is_async: bool = False
 
 
@@ -32,32 +36,58 @@ def module_facts(source: str, qualname: str) -> ModuleFacts:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return ModuleFacts()
-    names = tuple(sorted(_public_names(tree)))
+    defined = _top_level_names(tree)
+    module = ModuleFacts(
+        names=tuple(sorted(n for n in defined if not n.startswith("_"))),
+        defined=frozenset(defined),
+    )
     parts = qualname.split(".")
     owner = _class(tree, parts[0]) if len(parts) > 1 else None
     node = _member(tree.body if owner is None else owner.body, parts[-1])
     if len(parts) > 2 or node is None:
-        return ModuleFacts(names=names)
+        return module
     if isinstance(node, ast.ClassDef):
-        methods = tuple(
-            m.name
+        public = [
+            m
             for m in node.body
             if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and not m.name.startswith("_")
+        ]
+        return replace(
+            module,
+            constructor=_constructor(node),
+            build=_constructor(node, required_only=True),
+            methods=tuple(m.name for m in public if not _is_property(m)),
+            properties=tuple(dict.fromkeys(m.name for m in public if _is_property(m))),
         )
-        return ModuleFacts(names=names, constructor=_constructor(node), methods=methods)
     is_async = isinstance(node, ast.AsyncFunctionDef)
     decorators = {_decorator_name(d) for d in node.decorator_list}
     if owner is None:
-        return ModuleFacts(names=names, signature=_call(node.name, node.args), is_async=is_async)
-    if "property" in decorators or "cached_property" in decorators:
-        signature = f"obj.{node.name}  (a property: read it, do not call it)"
+        name, bound = node.name, False
+    elif _is_property(node):
+        read = f"obj.{node.name}"
+        return replace(
+            module,
+            signature=f"{read}  (a property: read it, do not call it)",
+            call=read,
+            constructor=_constructor(owner),
+            build=_constructor(owner, required_only=True),
+        )
     elif decorators & {"classmethod", "staticmethod"}:
-        is_static = "staticmethod" in decorators
-        signature = _call(f"{owner.name}.{node.name}", node.args, bound=not is_static)
+        name, bound = f"{owner.name}.{node.name}", "staticmethod" not in decorators
     else:
-        signature = _call(f"obj.{node.name}", node.args, bound=True)
-    return ModuleFacts(
-        names=names, signature=signature, constructor=_constructor(owner), is_async=is_async
+        name, bound = f"obj.{node.name}", True
+    built = {}
+    if owner is not None and not name.startswith(owner.name + "."):
+        built = {
+            "constructor": _constructor(owner),
+            "build": _constructor(owner, required_only=True),
+        }
+    return replace(
+        module,
+        signature=_call(name, node.args, bound=bound),
+        call=_call(name, node.args, bound=bound, required_only=True),
+        is_async=is_async,
+        **built,
     )
 
 
@@ -70,9 +100,10 @@ def describe(facts: ModuleFacts, unit_name: str, module: str) -> str:
         lines.append(f"Call it as `{facts.signature}`.")
     if facts.methods:
         shown = ", ".join(facts.methods[:MAX_NAMES])
-        lines.append(
-            f"Build it, then call one of its methods and check what that returns: {shown}."
-        )
+        lines.append(f"Build it, call one of its methods, check what that returns: {shown}.")
+    if facts.properties:
+        shown = ", ".join(facts.properties[:MAX_NAMES])
+        lines.append(f"Its properties, read without calling them: {shown}.")
     if facts.is_async:
         lines.append("It is a coroutine function: call it inside `asyncio.run(...)`.")
     others = [n for n in facts.names if n != unit_name][:MAX_NAMES]
@@ -102,7 +133,7 @@ def import_missing(program: str, module: str, module_names: set[str]) -> str:
     return "\n".join([*lines[:at], *added, *lines[at:]])
 
 
-def _public_names(tree: ast.Module) -> set[str]:
+def _top_level_names(tree: ast.Module) -> set[str]:
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -116,7 +147,7 @@ def _public_names(tree: ast.Module) -> set[str]:
             names.update(a.asname or a.name for a in node.names if a.name != "*")
         elif isinstance(node, ast.Import):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return {n for n in names if not n.startswith("_")}
+    return names
 
 
 def _class(tree: ast.Module, name: str) -> ast.ClassDef | None:
@@ -141,11 +172,24 @@ def _decorator_name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _call(name: str, args: ast.arguments, *, bound: bool = False) -> str:
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    names = {_decorator_name(d) for d in node.decorator_list}
+    # `@x.setter` and `@x.deleter` belong to the property x
+    return bool(names & {"property", "cached_property", "setter", "deleter", "getter"})
+
+
+def _call(name: str, args: ast.arguments, *, bound: bool = False, required_only=False) -> str:
+    """`name(a, b=1, *rest, key=None, **options)`; with `required_only`, the arguments a call
+    must pass (`name(a, key=key)` for a keyword-only one without a default)."""
     positional = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     if bound and positional:
         positional, defaults = positional[1:], defaults[1:]  # self or cls
+    keywords = list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    if required_only:
+        parts = [a.arg for a, d in zip(positional, defaults, strict=True) if d is None]
+        parts += [f"{a.arg}={a.arg}" for a, d in keywords if d is None]
+        return f"{name}({', '.join(parts)})"
     parts = [
         a.arg if d is None else f"{a.arg}={_short(d)}"
         for a, d in zip(positional, defaults, strict=True)
@@ -154,8 +198,7 @@ def _call(name: str, args: ast.arguments, *, bound: bool = False) -> str:
         parts.append(f"*{args.vararg.arg}")
     elif args.kwonlyargs:
         parts.append("*")
-    for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        parts.append(a.arg if d is None else f"{a.arg}={_short(d)}")
+    parts += [a.arg if d is None else f"{a.arg}={_short(d)}" for a, d in keywords]
     if args.kwarg:
         parts.append(f"**{args.kwarg.arg}")
     return f"{name}({', '.join(parts)})"
@@ -166,17 +209,17 @@ def _short(node: ast.expr) -> str:
     return text if len(text) <= 24 else "..."
 
 
-def _constructor(node: ast.ClassDef) -> str:
+def _constructor(node: ast.ClassDef, *, required_only: bool = False) -> str:
     init = _member(node.body, "__init__")
     if isinstance(init, ast.FunctionDef):
-        return _call(node.name, init.args, bound=True)
+        return _call(node.name, init.args, bound=True, required_only=required_only)
     fields = [
         s.target.id
         for s in node.body
         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value is None
     ]
     if fields:  # a dataclass, NamedTuple or model: its annotated fields without defaults
-        return f"{node.name}({', '.join(f'{f}=...' for f in fields)})"
+        return f"{node.name}({', '.join(f'{f}={f}' for f in fields)})"
     return f"{node.name}(...)" if node.bases else f"{node.name}()"
 
 

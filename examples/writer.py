@@ -42,13 +42,14 @@ class FoundUnit:
     def skeleton(self) -> str:
         """The program's shape, filled in by the model: the import, the call, print, assert."""
         top = self.qualname.split(".")[0]
-        if self.facts.constructor and self.facts.signature:
-            call = f"obj = {self.facts.constructor}\nresult = {self.facts.signature}"
-        elif self.facts.constructor and self.facts.methods:
-            call = f"obj = {self.facts.constructor}\nresult = obj.{self.facts.methods[0]}(...)"
+        facts = self.facts
+        if facts.build and facts.call.startswith("obj."):
+            call = f"obj = {facts.build}\nresult = {facts.call}"
+        elif facts.build and facts.methods:
+            call = f"obj = {facts.build}\nresult = obj.{facts.methods[0]}(...)"
         else:
-            call = f"result = {self.facts.signature or self.facts.constructor or top + '(...)'}"
-        if self.facts.is_async:
+            call = f"result = {facts.call or facts.build or top + '(...)'}"
+        if facts.is_async:
             call = "import asyncio\n" + call.replace("result = ", "result = asyncio.run(", 1) + ")"
         return (
             f"```python\n{self.import_line}\n\n# small example inputs\n{call}\n"
@@ -123,7 +124,7 @@ class ExampleWriter:
             )
         )
         code = code_block(unit.code[:CODE_CHARS])
-        names = set(unit.facts.names)
+        names = set(unit.facts.defined)
 
         def program_of(answer: str) -> str:
             return import_missing(runnable_test(answer, unit), unit.module, names)
