@@ -268,3 +268,21 @@ EXAMPLE_FIX = Prompt(
     user="{where}\n\n{code}\n\nExample program:\n{program}\n\nIt stopped with:\n{error}\n\n"
     "Corrected program:",
 )
+
+# CoCoST's step: what the code really returned goes back to the model, whose expected value was
+# a guess. An example shows what calling the code does, so its checks may be corrected from a
+# run; the benchmark counts examples that passed only after this apart.
+EXAMPLE_RECHECK = Prompt(
+    name="example_recheck",
+    version=1,
+    system=(
+        "A short Python example program ran, but one of its checks failed: the value it "
+        "expected is not what the code returns. Using what the program printed, correct the "
+        "expected values (or the inputs) so that every assert states what the code really "
+        "does for those inputs. Keep importing the code as told, keep the calls and prints, "
+        "and keep checking concrete values; never define the code again. Reply with the "
+        "whole corrected program in a single ```python code block and nothing else."
+    ),
+    user="{where}\n\n{code}\n\nExample program:\n{program}\n\nIt printed:\n{output}\n\n"
+    "Then: {error}\n\nCorrected program:",
+)

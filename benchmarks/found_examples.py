@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                 "status": example.status,
                 "prompt_version": example.prompt_version,
                 "programs_tried": len(example.attempts),
+                # passed only after a failed check was corrected from what the run printed
+                "checks_corrected": example.status == "passed"
+                and any(a["outcome"].startswith("an assertion failed") for a in example.attempts),
                 "seconds": example.seconds,
                 "error": example.error,
                 "program": example.program,
@@ -123,6 +126,7 @@ def _report(args: argparse.Namespace, records: list[dict], wall_s: float) -> dic
         "packages": list(PACKAGES),
         "results": len(records),
         "passed_share": [round(x, 4) for x in bootstrap_ci(passed)],
+        "passed_after_correcting_checks": sum(r["checks_corrected"] for r in records),
         "statuses": dict(statuses),
         "mean_seconds": round(sum(r["seconds"] for r in records) / max(1, len(records)), 1),
         "wall_seconds": round(wall_s, 1),

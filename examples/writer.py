@@ -13,12 +13,14 @@ from pathlib import Path
 from agents.errors import LLMError
 from agents.llm import LLMClient
 from agents.programs import check_program, outcome_of, ran_to_its_asserts, runnable_test
-from agents.prompts import EXAMPLE_FIX, EXAMPLE_WRITE, Prompt, code_block
+from agents.prompts import EXAMPLE_FIX, EXAMPLE_RECHECK, EXAMPLE_WRITE, Prompt, code_block
 from examples.harness import ModuleFacts, describe, import_missing, module_facts
 from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
 
 CODE_CHARS = 3000
+OUTPUT_CHARS = 1200  # of a run's printed output, shown to the model to correct its checks
 MAX_TOKENS = 400
+_RANK = {"error": 0, "check_failed": 1, "passed": 2}
 
 
 @dataclass(frozen=True)
@@ -136,24 +138,40 @@ class ExampleWriter:
                 if self.cancelled():
                     outcome.error = "cancelled"
                     break
-                problem = check_example(program, unit)
+                problem, output = check_example(program, unit), ""
                 if not problem:
                     execution = self.sandbox.run(program, code_dir=code_dir, limits=self.limits)
                     outcome.attempts.append(_attempt(program, execution))
-                    outcome.program = program
-                    outcome.stdout, outcome.stderr = execution.stdout, execution.stderr
+                    status = "error"
                     if ran_to_its_asserts(execution):
-                        outcome.status = "passed" if execution.passed else "check_failed"
+                        status = "passed" if execution.passed else "check_failed"
+                        output = execution.stdout[-OUTPUT_CHARS:] or "(nothing)"
+                    # The outcome keeps the best program so far: one whose check failed is
+                    # worth more than a later correction that no longer runs.
+                    if _RANK[status] >= _RANK[outcome.status]:
+                        outcome.status, outcome.program = status, program
+                        outcome.stdout, outcome.stderr = execution.stdout, execution.stderr
+                    if status == "passed":
                         break
                     problem = outcome_of(execution)
                 else:
                     outcome.attempts.append({"program": program, "outcome": problem})
-                outcome.error = problem
+                outcome.error = problem  # cleared below if a program ran to its checks
                 if attempt == self.max_fixes:
                     break
-                fixed = self._ask(
-                    EXAMPLE_FIX, where=where, code=code, program=program, error=problem[:1500]
-                )
+                if output:  # it ran to a check that failed: correct it from what it printed
+                    fixed = self._ask(
+                        EXAMPLE_RECHECK,
+                        where=where,
+                        code=code,
+                        program=program,
+                        output=output,
+                        error=problem[:500],
+                    )
+                else:
+                    fixed = self._ask(
+                        EXAMPLE_FIX, where=where, code=code, program=program, error=problem[:1500]
+                    )
                 program = program_of(fixed)
         except LLMError as exc:
             outcome.error = f"the LLM failed: {exc}"

@@ -52,13 +52,32 @@ def test_an_error_is_repaired_and_a_wrong_check_is_reported(code_dir):
         "from shop.text import slugify_title\nimport missing_helper",
     )
     wrong = GOOD.replace("== 'hello-world'", "== 'Hello-World'")
-    answers = iter([broken, wrong])
+    answers = iter([broken, wrong, broken])
     example, llm = writer(lambda prompt, message: next(answers))
     outcome = example.write(UNIT, code_dir)
-    assert [c[0] for c in llm.calls] == ["example_write.v2", "example_fix.v2"]
+    assert [c[0] for c in llm.calls] == [
+        "example_write.v2",
+        "example_fix.v2",
+        "example_recheck.v1",
+    ]
     assert "No module named 'missing_helper'" in llm.calls[1][1]
-    assert outcome.status == "check_failed" and len(outcome.attempts) == 2
-    assert "AssertionError" in outcome.stderr
+    # the correction that no longer runs does not replace the program whose check failed
+    assert outcome.status == "check_failed" and len(outcome.attempts) == 3
+    assert "AssertionError" in outcome.stderr and "== 'Hello-World'" in outcome.program
+
+
+def test_a_failed_check_is_corrected_from_what_the_run_printed(code_dir):
+    wrong = GOOD.replace("== 'hello-world'", "== 'Hello-World'")
+    answers = iter([wrong, GOOD])
+    example, llm = writer(lambda prompt, message: next(answers))
+    outcome = example.write(UNIT, code_dir)
+    assert [c[0] for c in llm.calls] == ["example_write.v2", "example_recheck.v1"]
+    assert "-> 'hello-world'" in llm.calls[1][1]  # the model sees what the call returned
+    assert outcome.status == "passed" and outcome.error == ""
+    assert [a["outcome"].split(":")[0] for a in outcome.attempts] == [
+        "an assertion failed",
+        "passed",
+    ]
 
 
 def test_a_hostile_example_is_stopped_by_the_sandbox(code_dir):
