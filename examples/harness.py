@@ -133,6 +133,52 @@ def import_missing(program: str, module: str, module_names: set[str]) -> str:
     return "\n".join([*lines[:at], *added, *lines[at:]])
 
 
+def placeholders_left(program: str) -> int:
+    """How many `...` the program still holds where a value belongs (an argument, an assigned
+    or asserted value): the skeleton's placeholders, left unfilled."""
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return 0
+    holes = 0
+    for node in ast.walk(tree):
+        values: list[ast.expr] = []
+        if isinstance(node, ast.Call):
+            values = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.Assign):
+            values = [node.value]
+        elif isinstance(node, ast.Compare):
+            values = [node.left, *node.comparators]
+        holes += sum(isinstance(v, ast.Constant) and v.value is Ellipsis for v in values)
+    return holes
+
+
+def show_compared_values(program: str) -> str:
+    """Each `assert a == b` without a message gets `repr(a)` as its message, so a failed check
+    says what the code returned (for the model's correction and the reader); comments and
+    layout are kept, only the ends of such one-line asserts change."""
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return program
+    lines = program.splitlines()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assert)
+            and node.msg is None
+            and isinstance(node.test, ast.Compare)
+            and node.lineno == node.end_lineno
+            and node.end_col_offset is not None
+        ):
+            line = lines[node.lineno - 1]
+            left = ast.get_source_segment(program, node.test.left)
+            if left is None or not line.isascii():  # col offsets count bytes
+                continue
+            end = node.end_col_offset
+            lines[node.lineno - 1] = f"{line[:end]}, repr({left}){line[end:]}"
+    return "\n".join(lines)
+
+
 def _top_level_names(tree: ast.Module) -> set[str]:
     names: set[str] = set()
     for node in tree.body:
@@ -186,9 +232,9 @@ def _call(name: str, args: ast.arguments, *, bound: bool = False, required_only=
     if bound and positional:
         positional, defaults = positional[1:], defaults[1:]  # self or cls
     keywords = list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
-    if required_only:
-        parts = [a.arg for a, d in zip(positional, defaults, strict=True) if d is None]
-        parts += [f"{a.arg}={a.arg}" for a, d in keywords if d is None]
+    if required_only:  # placeholders the model must fill, named for what they stand for
+        parts = [f"{a.arg}=..." for a, d in zip(positional, defaults, strict=True) if d is None]
+        parts += [f"{a.arg}=..." for a, d in keywords if d is None]
         return f"{name}({', '.join(parts)})"
     parts = [
         a.arg if d is None else f"{a.arg}={_short(d)}"
@@ -219,7 +265,7 @@ def _constructor(node: ast.ClassDef, *, required_only: bool = False) -> str:
         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value is None
     ]
     if fields:  # a dataclass, NamedTuple or model: its annotated fields without defaults
-        return f"{node.name}({', '.join(f'{f}={f}' for f in fields)})"
+        return f"{node.name}({', '.join(f'{f}=...' for f in fields)})"
     return f"{node.name}(...)" if node.bases else f"{node.name}()"
 
 

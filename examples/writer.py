@@ -14,7 +14,14 @@ from agents.errors import LLMError
 from agents.llm import LLMClient
 from agents.programs import check_program, outcome_of, ran_to_its_asserts, runnable_test
 from agents.prompts import EXAMPLE_FIX, EXAMPLE_RECHECK, EXAMPLE_WRITE, Prompt, code_block
-from examples.harness import ModuleFacts, describe, import_missing, module_facts
+from examples.harness import (
+    ModuleFacts,
+    describe,
+    import_missing,
+    module_facts,
+    placeholders_left,
+    show_compared_values,
+)
 from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
 
 CODE_CHARS = 3000
@@ -80,6 +87,8 @@ def check_example(program: str, unit: FoundUnit) -> str:
         return f"the example does not import the code: start it with `{unit.import_line}`"
     if f"def {top}(" in program or f"class {top}" in program:
         return f"the example defines {top} again instead of importing it"
+    if holes := placeholders_left(program):
+        return f"the example still has {holes} `...` placeholder(s): put a concrete value in each"
     return ""
 
 
@@ -129,7 +138,8 @@ class ExampleWriter:
         names = set(unit.facts.defined)
 
         def program_of(answer: str) -> str:
-            return import_missing(runnable_test(answer, unit), unit.module, names)
+            program = import_missing(runnable_test(answer, unit), unit.module, names)
+            return show_compared_values(program)
 
         try:
             answer = self._ask(EXAMPLE_WRITE, where=where, code=code, skeleton=unit.skeleton())

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import textwrap
 
-from examples.harness import describe, import_missing, module_facts
+from examples.harness import (
+    describe,
+    import_missing,
+    module_facts,
+    placeholders_left,
+    show_compared_values,
+)
 from examples.writer import FoundUnit
 
 SOURCE = textwrap.dedent(
@@ -64,7 +70,7 @@ def test_module_facts_say_how_to_call_and_build():
     assert "property" in module_facts(SOURCE, "Console.size").signature
     assert module_facts(SOURCE, "Console.plain").signature == "Console.plain(width)"
     assert module_facts(SOURCE, "fetch").is_async
-    assert module_facts(SOURCE, "Point").constructor == "Point(x=x, y=y)"
+    assert module_facts(SOURCE, "Point").constructor == "Point(x=..., y=...)"
     assert module_facts("def broken(:", "broken").names == ()
     text = describe(method, "Console", "app.console")
     assert "obj = Console(" in text and "`app.console` also defines: " in text
@@ -98,12 +104,12 @@ def test_the_skeleton_builds_the_object_before_the_call():
     skeleton = unit.skeleton()
     assert "from app.console import Console" in skeleton
     # the call passes what it must; the prompt's lines give every parameter
-    assert "obj = Console()\nresult = obj.render(text)" in skeleton
+    assert "obj = Console()\nresult = obj.render(text=...)" in skeleton
     assert "assert result ==" in skeleton
     wrap = FoundUnit("def wrap(text, width=80): ...", "app.console", "wrap", SOURCE)
-    assert "result = wrap(text)" in wrap.skeleton()
+    assert "result = wrap(text=...)" in wrap.skeleton()
     coroutine = FoundUnit("async def fetch(url): ...", "app.console", "fetch", SOURCE)
-    assert "asyncio.run(fetch(url))" in coroutine.skeleton()
+    assert "asyncio.run(fetch(url=...))" in coroutine.skeleton()
     bare = FoundUnit("def f(): ...", "m", "f")
     assert "result = f(...)" in bare.skeleton()
 
@@ -115,3 +121,25 @@ def test_a_class_is_built_and_one_of_its_methods_called():
     assert "obj = Console()\nresult = obj.render(...)" in unit.skeleton()
     text = describe(facts, "Console", "app.console")
     assert "call one of its methods" in text and "read without calling them: size" in text
+
+
+def test_unfilled_placeholders_are_counted():
+    unit = FoundUnit("def render(self, text): ...", "app.console", "Console.render", SOURCE)
+    assert placeholders_left(unit.skeleton().strip("`").removeprefix("python")) == 2
+    filled = "obj = Console()\nresult = obj.render(text='hi')\nassert result == 'hi'\n"
+    assert placeholders_left(filled) == 0
+    assert placeholders_left("class Stub:\n    ...\nx: int = ...\n") == 0  # not a value slot
+
+
+def test_a_failed_check_shows_the_value_it_compared():
+    program = (
+        "result = obj.reset()\n"
+        "assert result == True  # what it must return\n"
+        "assert result, 'already has a message'\n"
+        "assert (\n    result == 1\n)\n"
+    )
+    shown = show_compared_values(program).splitlines()
+    assert shown[1] == "assert result == True, repr(result)  # what it must return"
+    assert shown[2] == "assert result, 'already has a message'"
+    assert shown[3:] == ["assert (", "    result == 1", ")"]  # several lines: left alone
+    assert show_compared_values("def broken(:") == "def broken(:"

@@ -118,6 +118,9 @@ def test_checks_before_running():
         "from shop.text import slugify_title\n" + SLUG + "assert slugify_title('a') == 'a'", UNIT
     )
     assert "no assert" in check_example("from shop.text import slugify_title\nprint(1)", UNIT)
+    assert "1 `...` placeholder" in check_example(
+        "from shop.text import slugify_title\nassert slugify_title('a') == ...", UNIT
+    )
     assert (
         check_example("from shop.text import slugify_title\nassert slugify_title('a') == 'a'", UNIT)
         == ""
