@@ -5,6 +5,11 @@ order, paired.
 
     python -m benchmarks.ranking_probes --data-dir DIR --cache DIR/tune-cache \\
         [--out docs/eval/ranking-probes.json]
+    python -m benchmarks.ranking_probes --data-dir DIR --cache DIR/tune-cache \\
+        --sweep hollow=0.25,0.5,1,2 [--packages DIR --cosqa FILE] --out REPORT
+
+`--sweep` tries one strength of the shipped shape rules at several values on every set given
+(the cached candidates of `benchmarks.structure_tune`), paired against the shipped strengths.
 
 The probes (sentence queries only; a name typed as the query is left to the rules):
 - `bm25_only_class`: a class that only BM25 found steps back (big classes hold every word);
@@ -111,16 +116,51 @@ def by_kind(rows, metrics) -> dict[str, list[float]]:
     return out
 
 
+def sweep(rows: dict[str, list], shipped, field: str, values: list[float]) -> list[dict]:
+    """One shape-rule strength tried at each of `values`, the others as shipped, on every set:
+    NDCG@10 per kind, paired against the shipped rules."""
+    from dataclasses import replace as with_strength
+
+    from search.evaluation.stats import paired_difference
+
+    reference = {name: by_kind(r, replay(r, shipped)) for name, r in rows.items()}
+    out = []
+    for value in values:
+        tried_strengths = with_strength(shipped, **{field: value})
+        entry: dict = {"rule": field, "strength": value}
+        for name, r in rows.items():
+            tried = by_kind(r, replay(r, tried_strengths))
+            entry[name] = {}
+            for kind, scores in tried.items():
+                diff = paired_difference(scores, reference[name][kind])
+                entry[name][kind] = {
+                    "ndcg@10": round(float(np.mean(scores)), 4),
+                    "vs_shipped": [round(diff[k], 4) for k in ("difference", "low", "high")],
+                }
+        out.append(entry)
+        print(field, value, {n: entry[n]["all"]["vs_shipped"] for n in rows})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", required=True)
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--questions", type=Path, default=ROOT / "benchmarks/questions/dev")
+    parser.add_argument("--packages", type=Path, help="the package benchmark's folder")
+    parser.add_argument("--exclude-packages", default="matplotlib,pip,crewai,celery,chromadb")
+    parser.add_argument("--cosqa", type=Path, help="cosqa-retrieval-dev-500.json")
+    parser.add_argument(
+        "--sweep",
+        help="FIELD=V1,V2,...: one shape-rule strength (search.ranking.structure.Strengths) "
+        "on every set given, instead of the probes",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs/eval/ranking-probes.json")
     args = parser.parse_args()
     setup_django(str(Path(args.data_dir).resolve()))
     from django.conf import settings
 
+    from benchmarks.common import without_packages
     from search.evaluation.datasets import load_dataset
     from search.evaluation.stats import paired_difference
     from search.ranking.structure import Strengths
@@ -128,6 +168,27 @@ def main() -> None:
     dataset = load_dataset(args.questions, "questions", part="tune")
     rows = cached_candidates(TUNE, dataset, args.cache)
     shipped = Strengths(**settings.REPORIFT["SEARCH"]["STRUCTURE"])
+    if args.sweep:
+        field, _, values = args.sweep.partition("=")
+        sets = {TUNE: rows}
+        if args.packages:
+            excluded = [p for p in args.exclude_packages.split(",") if p]
+            packages = without_packages(load_dataset(args.packages / "dev.jsonl", "repo"), excluded)
+            sets["dev packages"] = cached_candidates("dev packages", packages, args.cache)
+        if args.cosqa:
+            cosqa = load_dataset(args.cosqa, "cosqa")
+            sets["CoSQA dev"] = cached_candidates("CoSQA dev", cosqa, args.cache)
+        report = {
+            "command": f"python -m benchmarks.ranking_probes --sweep {args.sweep}",
+            "sets": {name: len(r) for name, r in sets.items()},
+            "shipped": {
+                name: round(float(np.mean(by_kind(r, replay(r, shipped))["all"])), 4)
+                for name, r in sets.items()
+            },
+            "sweep": sweep(sets, shipped, field, [float(v) for v in values.split(",")]),
+        }
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        return
     reference = by_kind(rows, replay(rows, shipped))
     report = {
         "command": "python -m benchmarks.ranking_probes",

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from benchmarks.ranking_probes import by_kind, probes
+from benchmarks.ranking_probes import by_kind, probes, sweep
 
 
 def result(kind, streams, path="a.py", start=1, end=10):
@@ -38,3 +38,21 @@ def test_metrics_are_grouped_by_kind():
     ]
     grouped = by_kind(rows, [{"ndcg@10": 1.0}, {"ndcg@10": 0.5}])
     assert grouped == {"all": [1.0, 0.5], "symbol": [1.0], "behaviour": [0.5]}
+
+
+def test_a_sweep_changes_one_strength_and_pairs_it_with_the_shipped_rules(monkeypatch):
+    from search.ranking.structure import Strengths
+
+    seen = []
+
+    def replay(rows, strengths):
+        seen.append(strengths)
+        return [{"ndcg@10": 0.5 + strengths.hollow / 10} for _ in rows]
+
+    monkeypatch.setattr("benchmarks.ranking_probes.replay", replay)
+    rows = [(SimpleNamespace(kind="behaviour"), [], False)] * 4
+    shipped = Strengths(defines=5.0, same_file=0.1)
+    out = sweep({"questions": rows}, shipped, "hollow", [1.0])
+    assert seen[1] == Strengths(defines=5.0, same_file=0.1, hollow=1.0)
+    assert out[0]["questions"]["behaviour"]["ndcg@10"] == 0.6
+    assert out[0]["questions"]["all"]["vs_shipped"][0] == pytest.approx(0.1)
