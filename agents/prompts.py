@@ -274,15 +274,17 @@ EXAMPLE_FIX = Prompt(
 # run; the benchmark counts examples that passed only after this apart.
 EXAMPLE_RECHECK = Prompt(
     name="example_recheck",
-    version=1,
+    version=2,
     system=(
         "A short Python example program ran, but one of its checks failed: the value it "
-        "expected is not what the code returns. Using what the program printed, correct the "
-        "expected values (or the inputs) so that every assert states what the code really "
-        "does for those inputs. Keep importing the code as told, keep the calls and prints, "
-        "and keep checking concrete values; never define the code again. Reply with the "
-        "whole corrected program in a single ```python code block and nothing else."
+        "expected is not what the code returns. You are told which assert failed and the "
+        "value the code really returned. Rewrite that assert so it states what the code "
+        "really does for those inputs (compare with the value you are given, or check its "
+        "type, length or an attribute); fix any other assert the same way. Keep importing "
+        "the code as told and keep the calls and prints; never define the code again. Reply "
+        "with the whole corrected program in a single ```python code block and nothing else."
     ),
     user="{where}\n\n{code}\n\nExample program:\n{program}\n\nIt printed:\n{output}\n\n"
-    "Then: {error}\n\nCorrected program:",
+    "The assert that failed:\n    {failed}\nThe value the code returned there: {value}\n\n"
+    "Corrected program:",
 )

@@ -5,6 +5,7 @@ with the error, a bounded number of times (CodeBenchGen's execute-and-repair loo
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -92,6 +93,20 @@ def check_example(program: str, unit: FoundUnit) -> str:
     return ""
 
 
+_FAILED_LINE = re.compile(r'File "[^"]*main\.py", line (\d+)')
+
+
+def failed_check(program: str, stderr: str) -> tuple[str, str]:
+    """The assert line a run stopped on, and what its message says (the value the code
+    returned, from `show_compared_values`); "(unknown)" where the traceback does not say."""
+    lines = program.splitlines()
+    numbers = [int(n) for n in _FAILED_LINE.findall(stderr)]
+    failed = lines[numbers[-1] - 1].strip() if numbers and numbers[-1] <= len(lines) else ""
+    last = (stderr.strip().splitlines() or [""])[-1]
+    value = last.partition("AssertionError:")[2].strip()
+    return failed or "(unknown)", value[:OUTPUT_CHARS] or "(unknown)"
+
+
 class ExampleWriter:
     MAX_FIXES = 2  # repairs after the first program: three LLM calls and runs at most
 
@@ -170,13 +185,15 @@ class ExampleWriter:
                 if attempt == self.max_fixes:
                     break
                 if output:  # it ran to a check that failed: correct it from what it printed
+                    failed, value = failed_check(program, execution.stderr)
                     fixed = self._ask(
                         EXAMPLE_RECHECK,
                         where=where,
                         code=code,
                         program=program,
                         output=output,
-                        error=problem[:500],
+                        failed=failed,
+                        value=value,
                     )
                 else:
                     fixed = self._ask(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents.errors import LLMError
-from examples.writer import ExampleWriter, FoundUnit, check_example
+from examples.writer import ExampleWriter, FoundUnit, check_example, failed_check
 from sandbox.base import Limits
 from sandbox.bubblewrap import BubblewrapSandbox
 from tests.support.scripted_llm import ScriptedLLM
@@ -58,7 +58,7 @@ def test_an_error_is_repaired_and_a_wrong_check_is_reported(code_dir):
     assert [c[0] for c in llm.calls] == [
         "example_write.v2",
         "example_fix.v2",
-        "example_recheck.v1",
+        "example_recheck.v2",
     ]
     assert "No module named 'missing_helper'" in llm.calls[1][1]
     # the correction that no longer runs does not replace the program whose check failed
@@ -71,8 +71,10 @@ def test_a_failed_check_is_corrected_from_what_the_run_printed(code_dir):
     answers = iter([wrong, GOOD])
     example, llm = writer(lambda prompt, message: next(answers))
     outcome = example.write(UNIT, code_dir)
-    assert [c[0] for c in llm.calls] == ["example_write.v2", "example_recheck.v1"]
+    assert [c[0] for c in llm.calls] == ["example_write.v2", "example_recheck.v2"]
     assert "-> 'hello-world'" in llm.calls[1][1]  # the model sees what the call returned
+    assert "assert result == 'Hello-World', repr(result)" in llm.calls[1][1]
+    assert "The value the code returned there: 'hello-world'" in llm.calls[1][1]
     assert outcome.status == "passed" and outcome.error == ""
     assert [a["outcome"].split(":")[0] for a in outcome.attempts] == [
         "an assertion failed",
@@ -125,3 +127,13 @@ def test_checks_before_running():
         check_example("from shop.text import slugify_title\nassert slugify_title('a') == 'a'", UNIT)
         == ""
     )
+
+
+def test_the_failed_check_is_found_in_the_traceback():
+    program = "x = 1\nassert x == 2, repr(x)  # must be two\n"
+    stderr = (
+        'Traceback (most recent call last):\n  File "/sandbox/work/main.py", line 2, in <module>\n'
+        "    assert x == 2, repr(x)\nAssertionError: 1\n"
+    )
+    assert failed_check(program, stderr) == ("assert x == 2, repr(x)  # must be two", "1")
+    assert failed_check(program, "Killed") == ("(unknown)", "(unknown)")
