@@ -55,8 +55,11 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
     repository = run.repository
     versions = list(FileVersion.objects.filter(pk__in=chunk.version_ids).order_by("pk"))
     if not chunk.embed_only:
-        # A dead worker may have written part of this chunk: it goes, before anything is redone.
-        delete_units(CodeUnit.objects.filter(file_version__in=versions))
+        # A dead worker may have written part of this chunk: it goes, before anything is redone,
+        # with the vectors it stored under phase 1's model before marking the versions.
+        delete_units(
+            CodeUnit.objects.filter(file_version__in=versions), also_models=[run.embedder_model]
+        )
     # Phase 1's model (`indexing.phase2` has the rest): the one the run was prepared with.
     embedder = embedder_for(run.embedder_model)
     paths_are_words = repository.source_kind != "snippets"

@@ -6,20 +6,24 @@ vector without a row would be returned by the store and has to be filtered out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db.models import QuerySet
 
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexRun, Repository
 from indexing.store import VectorStore, get_vector_store
 
 
-def delete_units(queryset: QuerySet[CodeUnit]) -> int:
-    """Units and their vectors under every model (vectors first: see the module docstring)."""
+def delete_units(queryset: QuerySet[CodeUnit], *, also_models: Sequence[str] = ()) -> int:
+    """Units and their vectors under every model (vectors first: see the module docstring).
+    `also_models`: models that may hold vectors their versions do not record yet (a chunk
+    whose worker died after storing some vectors, before marking its versions)."""
     stores: dict[int, VectorStore] = {}
     ids: dict[tuple[int, int], list[str]] = {}  # (store, repository) -> vector ids
     rows = queryset.values_list("pk", "repository_id", "file_version__embedded")
     for pk, repository_id, embedded in rows:
         # The serving model too: versions indexed before models were recorded have its vectors.
-        for model_id in {*embedded, None}:
+        for model_id in {*embedded, *also_models, None}:
             store = get_vector_store(model_id)
             stores[id(store)] = store
             ids.setdefault((id(store), repository_id), []).append(str(pk))
