@@ -6,7 +6,7 @@ order, paired.
     python -m benchmarks.ranking_probes --data-dir DIR --cache DIR/tune-cache \\
         [--out docs/eval/ranking-probes.json]
     python -m benchmarks.ranking_probes --data-dir DIR --cache DIR/tune-cache \\
-        --sweep hollow=0.25,0.5,1,2 [--packages DIR --cosqa FILE] --out REPORT
+        --sweep same_file=0.05,0.1,0.2 [--packages DIR --cosqa FILE] --out REPORT
 
 `--sweep` tries one strength of the shipped shape rules at several values on every set given
 (the cached candidates of `benchmarks.structure_tune`), paired against the shipped strengths.

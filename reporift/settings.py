@@ -446,8 +446,6 @@ REPORIFT = {
             "file_topic": 0.25,
             "same_file": 0.1,
             "module": 1.0,
-            # Off: neutral on every dev set (docs/BENCHMARKS.md, "Developer questions").
-            "hollow": 0.0,
         },
         # Units that define a name typed as the query, gathered even when no stream found them.
         "DEFINITIONS": 20,

@@ -11,10 +11,7 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
   starts;
 - a top 10 spent on one file's methods hides the second file that answers too;
 - a module-level block (constants, data tables, a `__main__` block) matches many words but is
-  rarely what a sentence asks for, unless it defines the name asked about;
-- a hollow class (nothing but a docstring or `pass`: an exception or marker type) is named
-  after what it is about, so its name matches a sentence's words, yet it does nothing: asked
-  "where do we retry failed HTTP calls?", `RetryError` is not where the retrying happens.
+  rarely what a sentence asks for, unless it defines the name asked about.
 
 Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
 developer questions' tuning part and checked on the package benchmark and CoSQA dev.
@@ -22,11 +19,9 @@ developer questions' tuning part and checked on the package benchmark and CoSQA 
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -43,7 +38,6 @@ class ShapedUnit(Protocol):
     kind: str
     name: str
     qualname: str
-    code: str
     defines: Sequence[str]  # the names it binds (indexing.parsing)
 
 
@@ -56,8 +50,6 @@ class Strengths:
     # Taken off a module block that does not define the queried name: the ranker never saw
     # module-level code, and long blocks of constants and data match many words.
     module: float = 0.0
-    # Taken off a hollow class for a sentence that does not name it.
-    hollow: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -144,37 +136,7 @@ def _lifts(
         lifts.append((strengths.file_topic, "file named for the topic"))
     if strengths.module and unit.kind == "module" and not match:
         lifts.append((-strengths.module, ""))
-    if strengths.hollow and not shape.name and not named and is_hollow_class(unit):
-        lifts.append((-strengths.hollow, ""))
     return lifts
-
-
-# A class body longer than this holds more than a docstring, or is not worth parsing to know.
-_HOLLOW_MAX_CHARS = 1200
-
-
-def is_hollow_class(unit: ShapedUnit) -> bool:
-    """A class whose body is nothing but a docstring, `pass` or `...`."""
-    code = unit.code
-    if unit.kind != "class" or len(code) > _HOLLOW_MAX_CHARS or "def " in code:
-        return False
-    return _hollow_body(code)
-
-
-@lru_cache(maxsize=16384)
-def _hollow_body(code: str) -> bool:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return False
-    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
-    if len(classes) != 1:
-        return False
-    return all(
-        isinstance(node, ast.Pass)
-        or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
-        for node in classes[0].body
-    )
 
 
 def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:

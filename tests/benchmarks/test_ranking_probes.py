@@ -47,12 +47,12 @@ def test_a_sweep_changes_one_strength_and_pairs_it_with_the_shipped_rules(monkey
 
     def replay(rows, strengths):
         seen.append(strengths)
-        return [{"ndcg@10": 0.5 + strengths.hollow / 10} for _ in rows]
+        return [{"ndcg@10": 0.5 + strengths.file_topic / 10} for _ in rows]
 
     monkeypatch.setattr("benchmarks.ranking_probes.replay", replay)
     rows = [(SimpleNamespace(kind="behaviour"), [], False)] * 4
     shipped = Strengths(defines=5.0, same_file=0.1)
-    out = sweep({"questions": rows}, shipped, "hollow", [1.0])
-    assert seen[1] == Strengths(defines=5.0, same_file=0.1, hollow=1.0)
+    out = sweep({"questions": rows}, shipped, "file_topic", [1.0])
+    assert seen[1] == Strengths(defines=5.0, same_file=0.1, file_topic=1.0)
     assert out[0]["questions"]["behaviour"]["ndcg@10"] == 0.6
     assert out[0]["questions"]["all"]["vs_shipped"][0] == pytest.approx(0.1)

@@ -6,7 +6,6 @@ from search.ranking.structure import (
     Strengths,
     definition_match,
     file_topic,
-    is_hollow_class,
     query_shape,
     shaped_order,
     why,
@@ -19,7 +18,6 @@ class Unit:
     qualname: str
     kind: str = "function"
     defines: tuple[str, ...] = field(default=())
-    code: str = ""
 
     @property
     def name(self) -> str:
@@ -87,28 +85,3 @@ def test_module_blocks_step_back_unless_they_define_the_name():
     strengths = Strengths(defines=3.0, module=1.0)
     assert shaped_order("map a colour to the nearest code", ranked, strengths)[0][0] is function
     assert shaped_order("END_BLOCK", ranked, strengths)[0][0] is block
-
-
-RETRY_ERROR = 'class RetryError(RequestException):\n    """Custom retries logic failed"""\n'
-ADAPTER = (
-    "class HTTPAdapter(BaseAdapter):\n    def send(self, request):\n        return retry(request)\n"
-)
-
-
-def test_a_hollow_class_steps_back_for_a_sentence_that_does_not_name_it():
-    assert is_hollow_class(Unit("exceptions.py", "RetryError", "class", code=RETRY_ERROR))
-    assert is_hollow_class(Unit("e.py", "Empty", "class", code="class Empty(Exception): pass\n"))
-    assert not is_hollow_class(Unit("adapters.py", "HTTPAdapter", "class", code=ADAPTER))
-    fields = "class Point(NamedTuple):\n    x: int\n    y: int\n"
-    assert not is_hollow_class(Unit("p.py", "Point", "class", code=fields))
-    assert not is_hollow_class(Unit("f.py", "f", "function", code="def f():\n    pass\n"))
-    ranked = [
-        (Unit("exceptions.py", "RetryError", "class", code=RETRY_ERROR), 2.0),
-        (Unit("adapters.py", "HTTPAdapter", "class", code=ADAPTER), 1.5),
-    ]
-    strengths = Strengths(defines=5, hollow=1.0)
-    order = shaped_order("where do we retry failed HTTP calls?", ranked, strengths)
-    assert [u.qualname for u, _ in order] == ["HTTPAdapter", "RetryError"]
-    for named in ("RetryError", "when is RetryError raised?"):  # asked for by name: kept first
-        order = shaped_order(named, ranked, strengths)
-        assert order[0][0].qualname == "RetryError"
