@@ -29,16 +29,27 @@ def warm_up() -> None:
 
 
 def prefetch_vectors(*, wait_s: float = 0.0) -> bool:
-    """Start copying each searchable repository's vectors into memory (newest first, as many
-    as the copies' bound keeps), so that the first searches need not ask the store for their
-    candidates' scores; with `wait_s`, wait that long for them. Whether all are loaded."""
+    """Start copying searchable repositories' vectors into memory (newest first, those that
+    fit within the copies' bound together), so that the first searches need not ask the store
+    for their candidates' scores; with `wait_s`, wait that long for them. Whether all those
+    started are loaded."""
     from indexing.models import Repository
     from indexing.selectors import active_generation
+    from indexing.store import FIELDS
+    from indexing.vector_mirror import MAX_VECTORS
     from search.retrieval import retriever_store
 
     loaded = True
     deadline = time.monotonic() + wait_s
-    for repository in Repository.objects.filter(active_run__isnull=False).order_by("-pk"):
+    # Copies past the bound would evict each other (the newest, loaded first, before the
+    # rest): a repository that does not fit in what is left is skipped, not copied.
+    room = MAX_VECTORS
+    searchable = Repository.objects.filter(active_run__isnull=False).order_by("-pk")
+    for repository in searchable.select_related("active_run"):
+        vectors = repository.active_run.units_total * len(FIELDS)
+        if vectors > room:
+            continue
+        room -= vectors
         generation = active_generation(repository=repository)
         store = retriever_store(generation)
         if hasattr(store, "prefetch"):
