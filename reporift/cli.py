@@ -36,6 +36,18 @@ def _django() -> None:
     django.setup()
 
 
+def _migrated() -> None:
+    """A data dir used for the first time (`REPORIFT_DATA_DIR` pointed somewhere new) gets its
+    tables before the command runs, rather than a "no such table" traceback."""
+    from django.core.management import call_command
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        call_command("migrate", interactive=False, verbosity=0)
+
+
 def serve(argv: list[str]) -> int:
     """Migrate, collect static files, then run gunicorn as `make run` does."""
     parser = argparse.ArgumentParser(prog="reporift serve")
@@ -79,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reporift: unknown command {name!r}; see `reporift --help`", file=sys.stderr)
         return 2
     _django()
+    _migrated()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line([f"reporift {name}", COMMANDS[name], *rest])

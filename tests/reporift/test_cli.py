@@ -1,0 +1,22 @@
+"""The `reporift` command on a data dir it has never seen."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_new_data_dir_is_migrated_before_the_command_runs(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "reporift.cli", "search", "nothing-indexed", "greet someone"],
+        cwd=ROOT,
+        env={**os.environ, "REPORIFT_DATA_DIR": str(tmp_path / "data")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # Not "no such table": the command itself answers, about the repository it does not know.
+    assert "no such table" not in done.stderr, done.stderr[-2000:]
+    assert "nothing-indexed" in done.stderr + done.stdout, done.stderr[-2000:]
