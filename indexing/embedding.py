@@ -68,7 +68,12 @@ class OnnxMiniLMEmbedder:
     text is cut, in word pieces. Both change the vectors, so both are part of `model_id` (which
     names the vector collection and keys the vector cache). The default, the fp32 graph at 128
     word pieces (the length the model was trained at), ranked as well as 256 on both dev sets
-    and embeds about 1.6 times as fast (docs/BENCHMARKS.md)."""
+    and embeds about 1.6 times as fast (docs/BENCHMARKS.md).
+
+    `query_variant` (say `int8-dynamic`) embeds queries, and only queries (`query_vector`), with
+    another graph of the same weights: a query's vector then comes from an approximation of the
+    model that made the stored vectors, so it is not part of `model_id`; whether it ranks as
+    well is measured (docs/BENCHMARKS.md, "Query latency")."""
 
     dimension = 384
 
@@ -83,6 +88,7 @@ class OnnxMiniLMEmbedder:
         tokenizer_path: str | None = None,
         models_dir: str | None = None,
         delta: str | None = None,
+        query_variant: str = "",
     ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
@@ -142,6 +148,17 @@ class OnnxMiniLMEmbedder:
         self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.
         self._lock = threading.Lock()
+        if query_variant and query_variant != variant:
+            self.query_embedder = OnnxMiniLMEmbedder(
+                variant=query_variant,
+                max_tokens=max_tokens,
+                batch_size=1,
+                threads=threads,
+                model_path=model_path,
+                tokenizer_path=tokenizer_path,
+                models_dir=models_dir,
+                delta=delta,
+            )
 
     def _tuned_delta(self, delta: str | None, base_weights: Path) -> Delta | None:
         """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; a path
@@ -264,7 +281,8 @@ def query_vector(embedder: Embedder, text: str) -> np.ndarray:
     """`embedder`'s vector of a query, from a per-process cache of recent queries: the same
     query asked again (paging, a filter changed, an agent retrying, the ranker's features)
     skips the 5 to 15 ms a transformer takes for it. Read-only: requests share it."""
-    vector = embedder.embed([text])[0]
+    # An embedder may answer queries with a faster graph of its own weights (`query_variant`).
+    vector = getattr(embedder, "query_embedder", embedder).embed([text])[0]
     vector.setflags(write=False)
     return vector
 

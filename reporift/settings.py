@@ -37,13 +37,15 @@ DEFAULT_EMBEDDER = "indexing.embedding.OnnxMiniLMEmbedder"
 # is re-embedded on its next run; until then the home page marks it and only its lexical
 # streams answer (vectors of two models never meet).
 DEFAULT_EMBEDDER_DELTA = "shipped"
+# The graph that embeds queries ("" : the documents' own); see indexing.embedding.
+DEFAULT_EMBEDDER_QUERY_VARIANT = ""
 
 
 def embedder_settings(environ) -> dict:
     """REPORIFT_EMBEDDER names the class; its options come from REPORIFT_EMBEDDER_OPTIONS (JSON),
     e.g. '{"model": "text-embedding-3-small", "dimension": 1536, "base_url": "..."}' for
-    indexing.embedding.OpenAIEmbedder. The default takes REPORIFT_EMBED_THREADS and
-    REPORIFT_EMBEDDER_DELTA."""
+    indexing.embedding.OpenAIEmbedder. The default takes REPORIFT_EMBED_THREADS,
+    REPORIFT_EMBEDDER_DELTA and REPORIFT_EMBEDDER_QUERY_VARIANT."""
     cls = environ.get("REPORIFT_EMBEDDER", DEFAULT_EMBEDDER)
     raw = environ.get("REPORIFT_EMBEDDER_OPTIONS", "")
     if raw:
@@ -57,6 +59,9 @@ def embedder_settings(environ) -> dict:
             # The tuned delta committed with RepoRift (indexing/embedders/); "" serves the base
             # all-MiniLM-L6-v2, a path serves another manifest.
             "delta": environ.get("REPORIFT_EMBEDDER_DELTA", DEFAULT_EMBEDDER_DELTA),
+            "query_variant": environ.get(
+                "REPORIFT_EMBEDDER_QUERY_VARIANT", DEFAULT_EMBEDDER_QUERY_VARIANT
+            ),
         }
     else:
         options = {}

@@ -127,8 +127,10 @@ def test_embedder_chosen_from_the_environment():
 
     assert embedder_settings({"REPORIFT_EMBED_THREADS": "2"}) == {
         "CLASS": "indexing.embedding.OnnxMiniLMEmbedder",
-        "OPTIONS": {"threads": 2, "delta": DEFAULT_EMBEDDER_DELTA},
+        "OPTIONS": {"threads": 2, "delta": DEFAULT_EMBEDDER_DELTA, "query_variant": ""},
     }
+    fast_queries = embedder_settings({"REPORIFT_EMBEDDER_QUERY_VARIANT": "int8-dynamic"})
+    assert fast_queries["OPTIONS"]["query_variant"] == "int8-dynamic"
     base = embedder_settings({"REPORIFT_EMBEDDER_DELTA": ""})
     assert base["OPTIONS"]["delta"] == ""
     config = embedder_settings(
@@ -141,3 +143,19 @@ def test_embedder_chosen_from_the_environment():
     assert isinstance(embedder, OpenAIEmbedder) and embedder.dimension == 8
     with pytest.raises(ImproperlyConfigured, match="not JSON"):
         embedder_settings({"REPORIFT_EMBEDDER_OPTIONS": "{model"})
+
+
+def test_a_query_variant_embeds_queries_only(embedder):
+    from indexing.embedding import _models_dir, query_vector
+
+    fast = OnnxMiniLMEmbedder(
+        delta="shipped", query_variant="int8-dynamic", models_dir=str(_models_dir())
+    )
+    # The stored vectors' model, so the collections and caches stay the documents' own.
+    assert fast.model_id == embedder.model_id
+    text = "retry a failed http request"
+    document = fast.embed([text])[0]
+    np.testing.assert_array_equal(document, embedder.embed([text])[0])
+    query = query_vector(fast, text)
+    assert not np.array_equal(query, document)  # another graph answered
+    assert float(query @ document) > 0.98  # of the same weights
