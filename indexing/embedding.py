@@ -149,16 +149,21 @@ class OnnxMiniLMEmbedder:
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.
         self._lock = threading.Lock()
         if query_variant and query_variant != variant:
-            self.query_embedder = OnnxMiniLMEmbedder(
-                variant=query_variant,
-                max_tokens=max_tokens,
-                batch_size=1,
-                threads=threads,
-                model_path=model_path,
-                tokenizer_path=tokenizer_path,
-                models_dir=models_dir,
-                delta=delta,
-            )
+            try:
+                self.query_embedder = OnnxMiniLMEmbedder(
+                    variant=query_variant,
+                    max_tokens=max_tokens,
+                    batch_size=1,
+                    threads=threads,
+                    model_path=model_path,
+                    tokenizer_path=tokenizer_path,
+                    models_dir=models_dir,
+                    delta=delta,
+                )
+            except EmbedderUnavailable as exc:  # a slower query is better than no search
+                said = f"Queries use the documents' graph, not {query_variant}: {exc}"
+                logger.warning("%s", said)
+                self.notice = f"{self.notice} {said}".strip()
 
     def _tuned_delta(self, delta: str | None, base_weights: Path) -> Delta | None:
         """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; a path

