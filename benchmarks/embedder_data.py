@@ -110,17 +110,25 @@ def definitions(source: str) -> list:
     return [u for u in parse_source(source.encode()).units if u.kind != MODULE]
 
 
-def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
-    """(pairs without negatives, every unit of the package) for one package. A single-file
-    module (an extension's `_cffi_backend`) is skipped: its folder is site-packages itself."""
+def _package_dir(name: str) -> Path | None:
+    """The package's source folder, or None for a single-file module (an extension's
+    `_cffi_backend`: its folder is site-packages itself) or one that does not import cleanly."""
     try:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
-            return [], []
+            return None
         root = package_root(name)
     except Exception:  # an installed module that does not import cleanly is no data
-        return [], []
+        return None
     if not root.is_dir() or (root.name != name.split(".")[0] and name not in DEV_PACKAGES):
+        return None
+    return root
+
+
+def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
+    """(pairs without negatives, every unit of the package) for one package."""
+    root = _package_dir(name)
+    if root is None:
         return [], []
     pairs, units = [], []
     for file, relative in source_files(root):
@@ -153,21 +161,10 @@ def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
     return pairs, units
 
 
-def _root_of(name: str) -> Path | None:
-    try:
-        spec = importlib.util.find_spec(name)
-        if spec is None or not spec.submodule_search_locations:
-            return None
-        root = package_root(name)
-    except Exception:
-        return None
-    return root if root.is_dir() and root.name == name.split(".")[0] else None
-
-
 def kind_pairs(name: str, kinds: frozenset[str]) -> list[dict]:
     """Class and module docstring pairs of one package (see the module docstring); a module
     pair's negative is another of its kind (below)."""
-    root = _root_of(name)
+    root = _package_dir(name)
     if root is None or not kinds & {"class", "module"}:
         return []
     pairs, blocks, classes = [], {}, set()
@@ -280,15 +277,11 @@ def package_pairs(
     for name in data_packages():
         pairs, units = package_units(name) if "function" in kinds else ([], [])
         if name not in HELD_OUT:
-            out += _kept(kind_pairs(name, kinds), per_package // 4, dev_queries, dev_codes)
-        pairs = [
-            p for p in pairs if p["query"].lower() not in dev_queries and p["code"] not in dev_codes
-        ]
-        seen_queries = Counter(p["query"].lower() for p in pairs)
-        # An ambiguous first sentence (overloads, copied docstrings) has no single answer.
-        pairs = [p for p in pairs if seen_queries[p["query"].lower()] == 1]
-        pairs.sort(key=lambda p: _key(p["path"], p["qualname"]))
-        pairs = pairs[:per_package]
+            found = kind_pairs(name, kinds)
+            for kind in ("class", "module"):
+                mine = [p for p in found if p["source"].startswith(f"{kind}:")]
+                out += _selected(mine, per_package // 4, dev_queries, dev_codes)
+        pairs = _selected(pairs, per_package, dev_queries, dev_codes)
         if not pairs:
             continue
         by_word: dict[str, list[int]] = defaultdict(list)
@@ -302,18 +295,17 @@ def package_pairs(
     return out
 
 
-def _kept(pairs: list[dict], cap: int, dev_queries: set[str], dev_codes: set[str]) -> list[dict]:
-    """A package's class and module pairs with nothing of the dev sets, unambiguous, at most
-    `cap` of each kind, chosen by a hash."""
+def _selected(
+    pairs: list[dict], cap: int, dev_queries: set[str], dev_codes: set[str]
+) -> list[dict]:
+    """At most `cap` of one package's pairs of one kind, chosen by a hash, with nothing of the
+    dev sets and no ambiguous sentence (overloads, copied docstrings: no single answer)."""
     pairs = [
         p for p in pairs if p["query"].lower() not in dev_queries and p["code"] not in dev_codes
     ]
-    seen = Counter(p["query"].lower() for p in pairs)
-    kept = []
-    for kind in ("class", "module"):
-        mine = [p for p in pairs if p["source"].startswith(kind) and seen[p["query"].lower()] == 1]
-        kept += sorted(mine, key=lambda p: _key(p["path"], p["qualname"]))[:cap]
-    return kept
+    seen_queries = Counter(p["query"].lower() for p in pairs)
+    pairs = [p for p in pairs if seen_queries[p["query"].lower()] == 1]
+    return sorted(pairs, key=lambda p: _key(p["path"], p["qualname"]))[:cap]
 
 
 def _words(text: str) -> frozenset[str]:
