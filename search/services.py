@@ -268,14 +268,17 @@ def _order(
         scored = [(hit.key, hit.score) for hit in fused]
         response.ordered_by = "fusion"
     response.timings_ms["order"] = round((time.perf_counter() - start) * 1000, 2)
+    # Only results that can be shown are put in words: the first k, or as many as full mode's
+    # reranker may lift into them. The rest are ordered, never explained.
+    shown = max(k, config["CANDIDATES"]) if response.mode == "full" else k
     return [
         SearchResult(
             0,
             units[u],
             score,
             stream_ranks[u],
-            reason=reasons.get(u) or stream_reason(stream_ranks[u]),
+            reason=reasons.get(u) or (stream_reason(stream_ranks[u]) if n < shown else ""),
             comparable=comparable.get(u, score),
         )
-        for u, score in scored
+        for n, (u, score) in enumerate(scored)
     ]

@@ -182,56 +182,61 @@ def _unit_words(
 def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
     """One row per candidate, columns in `FEATURES` order."""
     n = len(candidates)
-    out = np.zeros((n, len(FEATURES)), dtype=np.float32)
     if n == 0:
-        return out
+        return np.zeros((0, len(FEATURES)), dtype=np.float32)
     query_stems = stems(tokenize(query))
     cos_code = np.array([c.cos_code for c in candidates])
     cos_header = np.array([c.cos_header for c in candidates])
     bm25 = np.array([c.bm25 for c in candidates])
-    code_rank, header_rank = _ranks(cos_code), _ranks(cos_header)
-    bm25_rank = np.where(bm25 > 0, _ranks(bm25), n + 1)
-    best_code, best_header, best_bm25 = cos_code.max(), cos_header.max(), bm25.max()
+    # Python numbers from here on: numpy scalars cost more to index and to convert back.
+    code_rank, header_rank = _ranks(cos_code).tolist(), _ranks(cos_header).tolist()
+    bm25_rank = np.where(bm25 > 0, _ranks(bm25), n + 1).tolist()
+    best_code, best_header, best_bm25 = (float(v.max()) for v in (cos_code, cos_header, bm25))
     names = Counter(c.unit.name for c in candidates)
+    query_words = len(query_stems)
+    rows = []  # one tuple a row, converted once: assigning row by row costs more than scoring
     for row, candidate in enumerate(candidates):
         unit = candidate.unit
         words = unit_words(unit)
         name = words.name
-        out[row] = (
-            candidate.cos_code,
-            candidate.cos_header,
-            best_code - candidate.cos_code,
-            best_header - candidate.cos_header,
-            code_rank[row],
-            header_rank[row],
-            code_rank[row] + header_rank[row],
-            candidate.bm25,
-            candidate.bm25 / best_bm25 if best_bm25 > 0 else 0.0,
-            bm25_rank[row],
-            len(query_stems & name),
-            _share(query_stems, name),
-            len(query_stems & name) / len(name) if name else 0.0,
-            _share(query_stems, words.qualname),
-            _share(query_stems, words.class_name),
-            _share(query_stems, words.path),
-            _share(query_stems, words.signature),
-            _share(query_stems, words.code),
-            _share(query_stems, words.context),
-            len(query_stems),
-            words.name_words,
-            math.log1p(words.body_lines),
-            unit.path.count("/"),
-            unit.kind == "function",
-            unit.kind == "method",
-            unit.kind == "class",
-            is_test_path(unit.path),
-            unit.name.startswith("_") and not unit.name.startswith("__"),
-            unit.name.startswith("__") and unit.name.endswith("__"),
-            words.is_property,
-            words.is_overload,
-            names[unit.name] - 1,
+        name_hits = len(query_stems & name)
+        rows.append(
+            (
+                candidate.cos_code,
+                candidate.cos_header,
+                best_code - candidate.cos_code,
+                best_header - candidate.cos_header,
+                code_rank[row],
+                header_rank[row],
+                code_rank[row] + header_rank[row],
+                candidate.bm25,
+                candidate.bm25 / best_bm25 if best_bm25 > 0 else 0.0,
+                bm25_rank[row],
+                name_hits,
+                name_hits / query_words if query_words else 0.0,
+                name_hits / len(name) if name else 0.0,
+                _share(query_stems, words.qualname),
+                _share(query_stems, words.class_name),
+                _share(query_stems, words.path),
+                _share(query_stems, words.signature),
+                _share(query_stems, words.code),
+                _share(query_stems, words.context),
+                query_words,
+                words.name_words,
+                math.log1p(words.body_lines),
+                unit.path.count("/"),
+                unit.kind == "function",
+                unit.kind == "method",
+                unit.kind == "class",
+                is_test_path(unit.path),
+                unit.name.startswith("_") and not unit.name.startswith("__"),
+                unit.name.startswith("__") and unit.name.endswith("__"),
+                words.is_property,
+                words.is_overload,
+                names[unit.name] - 1,
+            )
         )
-    return out
+    return np.array(rows, dtype=np.float32)
 
 
 def _docstring_span(code: str, docstring: str) -> tuple[int, int] | None:

@@ -88,7 +88,7 @@ def learned_order(
                 code_part=float(code_parts[row]),
             )
     return LearnedOrder(
-        [(ids[j], float(scores[j])) for j in order],
+        list(zip([ids[j] for j in order.tolist()], scores[order].tolist(), strict=True)),
         reasons,
-        {i: float(v) for i, v in zip(ids, ranker_scores, strict=True)},
+        dict(zip(ids, ranker_scores.tolist(), strict=True)),
     )

@@ -129,8 +129,7 @@ def _lifts(
     match = definition_match(unit, shape)
     if strengths.defines and match:
         lifts.append((strengths.defines * match, f"defines '{shape.name}'"))
-    named = sorted(n for n in shape.mentioned if defines(unit, n))
-    if strengths.mentioned and named:
+    if strengths.mentioned and (named := sorted(n for n in shape.mentioned if defines(unit, n))):
         lifts.append((strengths.mentioned, f"defines '{named[0]}'"))
     if strengths.file_topic and topic:
         lifts.append((strengths.file_topic, "file named for the topic"))
