@@ -69,10 +69,13 @@ def fit(
     *,
     rounds: int = ROUNDS,
     feature_name: list[str] | None = None,
+    init_model: Path | None = None,
     **overrides,
 ):
     """LambdaRank over (features, labels) per query; queries without a hit among their
-    candidates, or with a single candidate, teach nothing and are left out."""
+    candidates, or with a single candidate, teach nothing and are left out. With `init_model`,
+    `rounds` more trees are boosted on top of that model's, fitted to what it gets wrong on
+    `groups`."""
     import lightgbm
 
     from search.ranking.features import FEATURES
@@ -84,7 +87,12 @@ def fit(
         group=[len(y) for _, y in usable],
         feature_name=feature_name or list(FEATURES),
     )
-    return lightgbm.train(PARAMETERS | overrides, dataset, num_boost_round=rounds)
+    return lightgbm.train(
+        PARAMETERS | overrides,
+        dataset,
+        num_boost_round=rounds,
+        init_model=str(init_model) if init_model else None,
+    )
 
 
 def labels_for(units, gold) -> np.ndarray:
@@ -93,6 +101,17 @@ def labels_for(units, gold) -> np.ndarray:
     return np.array(
         [any(g.covered_by(path=u.path, unit=u) for g in gold) for u in units], dtype=int
     )
+
+
+def graded_labels_for(units, gold) -> np.ndarray:
+    """The developer questions' grades: 2 for a unit that covers a primary target, 1 for one
+    that covers only a secondary one (evaluation's 1 and 0.5), 0 otherwise."""
+
+    def grade(unit) -> int:
+        covered = [g for g in gold if g.covered_by(path=unit.path, unit=unit)]
+        return max((2 if g.primary else 1 for g in covered), default=0)
+
+    return np.array([grade(u) for u in units], dtype=int)
 
 
 def snippet_labels_for(units, gold) -> np.ndarray:
@@ -140,6 +159,13 @@ def cosqa_training_dataset(path: Path, *, queries: int):
     )
 
 
+def _files_sha256(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
 def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
     from tqdm import tqdm
 
@@ -153,6 +179,8 @@ def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]
     repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
     snippets = all(c.kind == "snippets" for c in dataset.corpora.values())
     label = snippet_labels_for if snippets else labels_for
+    if dataset.format == "questions":
+        label = graded_labels_for
     groups = []
     for query in tqdm(dataset.queries, desc=f"{dataset.name} queries", unit="q"):
         repository = repositories[query.corpus]
@@ -191,10 +219,31 @@ def main() -> None:
         type=Path,
         help="rows of the developer-question kinds (python -m benchmarks.question_train)",
     )
+    parser.add_argument(
+        "--question-set",
+        type=Path,
+        help="hand-written developer questions over train packages (benchmarks/questions/train)",
+    )
+    parser.add_argument(
+        "--package-rows",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fit on --rows (--no-package-rows: only the other sources given)",
+    )
+    parser.add_argument(
+        "--continue-from",
+        type=Path,
+        help="a fitted model: boost --rounds more trees on top of it, on the given rows only",
+    )
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args()
+    if not args.package_rows:
+        args.rows = None
     for rows in filter(None, (args.rows, args.question_rows)):
         if rows.name != "train.jsonl":
             raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
+    if args.question_set and args.question_set.name != "train":
+        raise SystemExit("the ranker is fitted on train questions only (questions/train)")
     if args.cosqa_queries and not args.cosqa_train:
         raise SystemExit("--cosqa-train is needed (or --cosqa-queries 0 for package rows alone)")
     if args.cosqa_train and args.cosqa_train.name != "cosqa-train-pairs.json":
@@ -205,14 +254,16 @@ def main() -> None:
     from search.ranking.features import FEATURES
 
     start = time.perf_counter()
-    rows = load_dataset(args.rows, "repo")
-    groups, counts = training_groups(rows)
-    info = {
-        "rows": str(args.rows),
-        "rows_sha256": hashlib.sha256(args.rows.read_bytes()).hexdigest(),
-        "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
-        **counts,
-    }
+    groups, info = [], {}
+    if args.rows:
+        rows = load_dataset(args.rows, "repo")
+        groups, counts = training_groups(rows)
+        info = {
+            "rows": str(args.rows),
+            "rows_sha256": hashlib.sha256(args.rows.read_bytes()).hexdigest(),
+            "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
+            **counts,
+        }
     if args.question_rows:
         questions = load_dataset(args.question_rows, "repo")
         question_groups, counts = training_groups(questions)
@@ -223,6 +274,25 @@ def main() -> None:
             "kinds": dict(Counter(q.kind for q in questions.queries)),
             **counts,
         }
+    if args.question_set:
+        written = load_dataset(args.question_set, "questions", part="all")
+        written_groups, counts = training_groups(written)
+        groups += written_groups
+        info["question_set"] = {
+            "directory": str(args.question_set),
+            "sha256": _files_sha256(sorted(args.question_set.glob("*.jsonl"))),
+            "packages": sorted(written.corpora),
+            "kinds": dict(Counter(q.kind for q in written.queries)),
+            **counts,
+        }
+    if args.continue_from:
+        info["continued_from"] = {
+            "model": args.continue_from.name,
+            "sha256": hashlib.sha256(args.continue_from.read_bytes()).hexdigest(),
+            "trained_on": json.loads(args.continue_from.with_suffix(".json").read_text())[
+                "trained_on"
+            ],
+        }
     if args.cosqa_queries:
         dataset = cosqa_training_dataset(args.cosqa_train, queries=args.cosqa_queries)
         cosqa_groups, cosqa = training_groups(dataset)
@@ -232,14 +302,14 @@ def main() -> None:
             "sha256": hashlib.sha256(args.cosqa_train.read_bytes()).hexdigest(),
             **cosqa,
         }
-    model = fit(groups)
+    model = fit(groups, rounds=args.rounds, init_model=args.continue_from)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save_model(str(args.out))
     manifest = {
         "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(),
         "features": list(FEATURES),
         "parameters": PARAMETERS,
-        "rounds": ROUNDS,
+        "rounds": args.rounds,
         "embedder": get_embedder().model_id,
         "trained_on": info,
         "command": "make train-ranker",

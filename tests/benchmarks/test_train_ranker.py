@@ -75,3 +75,25 @@ def test_labels_follow_evaluation_for_units_classes_module_names_and_files():
     ]
     gold = [GoldUnit("a.py", "C.m"), GoldUnit("a.py", "LIMIT"), GoldUnit("b.py")]
     assert labels_for(units, gold).tolist() == [1, 1, 1, 1, 0]
+
+
+def test_written_questions_grade_primary_above_secondary_targets():
+    from types import SimpleNamespace as Unit
+
+    from benchmarks.train_ranker import graded_labels_for
+    from search.evaluation.datasets import GoldUnit
+
+    units = [
+        Unit(path="a.py", qualname="f", kind="function", start_line=1, end_line=5),
+        Unit(path="a.py", qualname="g", kind="function", start_line=7, end_line=9),
+        Unit(path="b.py", qualname="h", kind="function", start_line=1, end_line=3),
+        Unit(path="c.py", qualname="k", kind="function", start_line=1, end_line=3),
+    ]
+    gold = [
+        GoldUnit("a.py", "f", lines=(1, 5)),
+        GoldUnit("a.py", "", lines=(8, 8), relevance=0.5, primary=False),
+        GoldUnit("b.py", relevance=0.5, primary=False),
+        # A unit covering a primary and a secondary target takes the higher grade.
+        GoldUnit("a.py", "", lines=(2, 2), relevance=0.5, primary=False),
+    ]
+    assert graded_labels_for(units, gold).tolist() == [2, 1, 1, 0]
