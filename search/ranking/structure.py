@@ -19,6 +19,7 @@ developer questions' tuning part and checked on the package benchmark and CoSQA 
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -181,19 +182,23 @@ def _spread_files(
     scored: list[tuple[ShapedUnit, float]], step: float
 ) -> list[tuple[ShapedUnit, float]]:
     """Greedy: the next result is the best after taking `step` off per unit already listed
-    from its file."""
-    remaining = sorted(scored, key=lambda pair: -pair[1])
-    listed: dict[str, int] = {}
+    from its file. Within a file every unit pays the same, so the choice is always among the
+    files' best remaining units: a heap of those heads, ties to the higher raw score (then
+    the earlier), as a scan of every remaining unit would choose."""
+    order = sorted(range(len(scored)), key=lambda i: -scored[i][1])
+    by_file: dict[str, list[int]] = {}
+    for position in order:
+        by_file.setdefault(scored[position][0].path, []).append(position)
+    rank = {position: n for n, position in enumerate(order)}
+    heads = [(-scored[units[0]][1], rank[units[0]], path, 0) for path, units in by_file.items()]
+    heapq.heapify(heads)
     out: list[tuple[ShapedUnit, float]] = []
-    while remaining:
-        best_index, best_score = 0, float("-inf")
-        for index, (unit, score) in enumerate(remaining):
-            value = score - step * listed.get(unit.path, 0)
-            if value > best_score:
-                best_index, best_score = index, value
-            if score < best_score:
-                break  # sorted by raw score: no later unit can beat it
-        unit, _ = remaining.pop(best_index)
-        listed[unit.path] = listed.get(unit.path, 0) + 1
-        out.append((unit, best_score))
+    while heads:
+        negative, _, path, listed = heapq.heappop(heads)
+        units = by_file[path]
+        out.append((scored[units[listed]][0], -negative))
+        if listed + 1 < len(units):
+            following = units[listed + 1]
+            value = scored[following][1] - step * (listed + 1)
+            heapq.heappush(heads, (-value, rank[following], path, listed + 1))
     return out

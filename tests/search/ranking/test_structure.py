@@ -1,6 +1,7 @@
 """The repository's shape after the ranker: a pure function, tested on plain records."""
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from search.ranking.structure import (
     Strengths,
@@ -85,3 +86,32 @@ def test_module_blocks_step_back_unless_they_define_the_name():
     strengths = Strengths(defines=3.0, module=1.0)
     assert shaped_order("map a colour to the nearest code", ranked, strengths)[0][0] is function
     assert shaped_order("END_BLOCK", ranked, strengths)[0][0] is block
+
+
+def _scan_every_unit(scored, step):
+    """The rule as stated: each time, the best of all remaining units after its file's toll."""
+    remaining, listed, out = list(scored), {}, []
+    while remaining:
+        values = [s - step * listed.get(u.path, 0) for u, s in remaining]
+        # Ties to the higher raw score, then to the earlier unit.
+        best = max(range(len(remaining)), key=lambda i: (values[i], remaining[i][1], -i))
+        unit, _ = remaining.pop(best)
+        listed[unit.path] = listed.get(unit.path, 0) + 1
+        out.append((unit.n, values[best]))
+    return out
+
+
+def test_spreading_files_chooses_as_a_scan_of_every_unit_would():
+    import random
+
+    from search.ranking.structure import _spread_files
+
+    rng = random.Random(3)
+    for _ in range(500):
+        files, step = rng.randint(1, 8), rng.choice([0.1, 0.5, 1.0])
+        scored = [
+            (SimpleNamespace(path=f"f{rng.randrange(files)}.py", n=n), round(rng.gauss(0, 1), 1))
+            for n in range(rng.randint(0, 40))
+        ]
+        expected = _scan_every_unit(scored, step)
+        assert [(u.n, s) for u, s in _spread_files(scored, step)] == expected
