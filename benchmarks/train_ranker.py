@@ -9,7 +9,7 @@ search path, and write the committed model and its manifest (`make train-ranker`
         [--question-set benchmarks/questions/train [--question-repeats N]]
 
 `make train-ranker` gives `--question-set benchmarks/questions/train`: developer questions written
-by hand over ten train packages (behaviour and architecture questions in a user's words, which
+by hand over 17 train packages (behaviour and architecture questions in a user's words, which
 no generated row is), graded 2 for a primary target and 1 for a secondary one. With them the
 ranker gained on the developer questions' behaviour rows and lost nothing on the dev packages or
 CoSQA dev (docs/eval/ranker-written-questions.json; counted three times, or boosted on top of a
