@@ -185,20 +185,19 @@ def _spread_files(
     from its file. Within a file every unit pays the same, so the choice is always among the
     files' best remaining units: a heap of those heads, ties to the higher raw score (then
     the earlier), as a scan of every remaining unit would choose."""
-    order = sorted(range(len(scored)), key=lambda i: -scored[i][1])
-    by_file: dict[str, list[int]] = {}
-    for position in order:
-        by_file.setdefault(scored[position][0].path, []).append(position)
-    rank = {position: n for n, position in enumerate(order)}
-    heads = [(-scored[units[0]][1], rank[units[0]], path, 0) for path, units in by_file.items()]
+    ranked = sorted(scored, key=lambda pair: -pair[1])  # stable: ties keep their order
+    by_file: dict[str, list[int]] = {}  # each file's places in `ranked`, best first
+    for place, (unit, _) in enumerate(ranked):
+        by_file.setdefault(unit.path, []).append(place)
+    heads = [(-ranked[places[0]][1], places[0], path, 0) for path, places in by_file.items()]
     heapq.heapify(heads)
     out: list[tuple[ShapedUnit, float]] = []
     while heads:
-        negative, _, path, listed = heapq.heappop(heads)
-        units = by_file[path]
-        out.append((scored[units[listed]][0], -negative))
-        if listed + 1 < len(units):
-            following = units[listed + 1]
-            value = scored[following][1] - step * (listed + 1)
-            heapq.heappush(heads, (-value, rank[following], path, listed + 1))
+        negative, place, path, listed = heapq.heappop(heads)
+        out.append((ranked[place][0], -negative))
+        places = by_file[path]
+        if listed + 1 < len(places):
+            following = places[listed + 1]
+            value = ranked[following][1] - step * (listed + 1)
+            heapq.heappush(heads, (-value, following, path, listed + 1))
     return out
