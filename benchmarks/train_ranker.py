@@ -6,14 +6,14 @@ search path, and write the committed model and its manifest (`make train-ranker`
     python -m benchmarks.train_ranker [--rows var/benchmarks/packages/train.jsonl]
         --cosqa-train $COSQA/cosqa-train-pairs.json [--cosqa-queries 2000]
         [--question-rows var/benchmarks/question-train/train.jsonl]
-        [--question-set benchmarks/questions/train [--question-repeats N]]
+        [--question-set benchmarks/questions/train]
 
 `make train-ranker` gives `--question-set benchmarks/questions/train`: developer questions written
 by hand over 17 train packages (behaviour and architecture questions in a user's words, which
 no generated row is), graded 2 for a primary target and 1 for a secondary one. With them the
 ranker gained on the developer questions' behaviour rows and lost nothing on the dev packages or
-CoSQA dev (docs/eval/ranker-written-questions.json; counted three times, or boosted on top of a
-fitted model with `--continue-from`, they did worse).
+CoSQA dev (docs/eval/ranker-written-questions.json; counted three times, or boosted alone on top
+of the fitted model, they did worse: those trial options were removed after 260d0f6).
 
 Each train query runs fast mode's streams (S1, S6, S4, S7) on its indexed package; the candidates
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
@@ -77,13 +77,10 @@ def fit(
     *,
     rounds: int = ROUNDS,
     feature_name: list[str] | None = None,
-    init_model: Path | None = None,
     **overrides,
 ):
     """LambdaRank over (features, labels) per query; queries without a hit among their
-    candidates, or with a single candidate, teach nothing and are left out. With `init_model`,
-    `rounds` more trees are boosted on top of that model's, fitted to what it gets wrong on
-    `groups`."""
+    candidates, or with a single candidate, teach nothing and are left out."""
     import lightgbm
 
     from search.ranking.features import FEATURES
@@ -95,12 +92,7 @@ def fit(
         group=[len(y) for _, y in usable],
         feature_name=feature_name or list(FEATURES),
     )
-    return lightgbm.train(
-        PARAMETERS | overrides,
-        dataset,
-        num_boost_round=rounds,
-        init_model=str(init_model) if init_model else None,
-    )
+    return lightgbm.train(PARAMETERS | overrides, dataset, num_boost_round=rounds)
 
 
 def labels_for(units, gold) -> np.ndarray:
@@ -185,10 +177,12 @@ def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]
     from search.services import gather_candidates
 
     repositories = {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
-    snippets = all(c.kind == "snippets" for c in dataset.corpora.values())
-    label = snippet_labels_for if snippets else labels_for
     if dataset.format == "questions":
         label = graded_labels_for
+    elif all(c.kind == "snippets" for c in dataset.corpora.values()):
+        label = snippet_labels_for
+    else:
+        label = labels_for
     groups = []
     for query in tqdm(dataset.queries, desc=f"{dataset.name} queries", unit="q"):
         repository = repositories[query.corpus]
@@ -232,27 +226,7 @@ def main() -> None:
         type=Path,
         help="hand-written developer questions over train packages (benchmarks/questions/train)",
     )
-    parser.add_argument(
-        "--question-repeats",
-        type=int,
-        default=1,
-        help="how many times each --question-set group counts in the fit",
-    )
-    parser.add_argument(
-        "--package-rows",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="fit on --rows (--no-package-rows: only the other sources given)",
-    )
-    parser.add_argument(
-        "--continue-from",
-        type=Path,
-        help="a fitted model: boost --rounds more trees on top of it, on the given rows only",
-    )
-    parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args()
-    if not args.package_rows:
-        args.rows = None
     for rows in filter(None, (args.rows, args.question_rows)):
         if rows.name != "train.jsonl":
             raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
@@ -268,16 +242,14 @@ def main() -> None:
     from search.ranking.features import FEATURES
 
     start = time.perf_counter()
-    groups, info = [], {}
-    if args.rows:
-        rows = load_dataset(args.rows, "repo")
-        groups, counts = training_groups(rows)
-        info = {
-            "rows": str(args.rows),
-            "rows_sha256": hashlib.sha256(args.rows.read_bytes()).hexdigest(),
-            "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
-            **counts,
-        }
+    rows = load_dataset(args.rows, "repo")
+    groups, counts = training_groups(rows)
+    info = {
+        "rows": str(args.rows),
+        "rows_sha256": hashlib.sha256(args.rows.read_bytes()).hexdigest(),
+        "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
+        **counts,
+    }
     if args.question_rows:
         questions = load_dataset(args.question_rows, "repo")
         question_groups, counts = training_groups(questions)
@@ -291,24 +263,13 @@ def main() -> None:
     if args.question_set:
         written = load_dataset(args.question_set, "questions", part="all")
         written_groups, counts = training_groups(written)
-        # A few hundred written questions among thousands of package and CoSQA rows: each
-        # may count more than once.
-        groups += written_groups * args.question_repeats
+        groups += written_groups
         info["question_set"] = {
             "directory": str(args.question_set),
-            "repeats": args.question_repeats,
             "sha256": _files_sha256(sorted(args.question_set.glob("*.jsonl"))),
             "packages": sorted(written.corpora),
             "kinds": dict(Counter(q.kind for q in written.queries)),
             **counts,
-        }
-    if args.continue_from:
-        info["continued_from"] = {
-            "model": args.continue_from.name,
-            "sha256": hashlib.sha256(args.continue_from.read_bytes()).hexdigest(),
-            "trained_on": json.loads(args.continue_from.with_suffix(".json").read_text())[
-                "trained_on"
-            ],
         }
     if args.cosqa_queries:
         dataset = cosqa_training_dataset(args.cosqa_train, queries=args.cosqa_queries)
@@ -319,14 +280,14 @@ def main() -> None:
             "sha256": hashlib.sha256(args.cosqa_train.read_bytes()).hexdigest(),
             **cosqa,
         }
-    model = fit(groups, rounds=args.rounds, init_model=args.continue_from)
+    model = fit(groups)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save_model(str(args.out))
     manifest = {
         "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(),
         "features": list(FEATURES),
         "parameters": PARAMETERS,
-        "rounds": args.rounds,
+        "rounds": ROUNDS,
         "embedder": get_embedder().model_id,
         "trained_on": info,
         "command": "make train-ranker",
