@@ -18,6 +18,8 @@ allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
   every docstring of the file stripped; packages whose questions are held out elsewhere
   (`benchmarks.question_train.HELD_OUT`) are left out of these. The default, `function`, is
   the recipe the shipped delta was made by, byte for byte.
+- with `--questions benchmarks/questions/train`, the written train questions' targets
+  (`benchmarks.question_pairs`): questions in a user's words, source `question:<package>`.
 
 A pair whose query opens a docstring of a dev package, or whose code is a dev package's unit, is
 dropped (a package outside the dev set may copy one): nothing of the dev sets leaks in.
@@ -50,6 +52,7 @@ from benchmarks.package_benchmark import (
     strip_function_docstrings,
     usable_query,
 )
+from benchmarks.question_pairs import question_pairs
 from benchmarks.question_train import HELD_OUT, strip_docstrings
 from indexing.parsing import CLASS, MODULE, parse_source, summary_line
 from indexing.unit_text import code_text, identifier_words
@@ -368,11 +371,14 @@ def build(
     cosqa: Path | None,
     per_package: int,
     kinds: frozenset[str] = frozenset(["function"]),
+    questions: Path | None = None,
 ) -> dict:
     dev_queries, dev_codes = dev_exclusions(kinds)
     pairs = package_pairs(per_package, dev_queries, dev_codes, kinds)
     if cosqa is not None:
         pairs += cosqa_pairs(cosqa)
+    if questions is not None:
+        pairs += question_pairs(questions)
     pairs.sort(key=lambda p: _key(p["source"], p["query"], p["code"]))
     out.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(
@@ -395,6 +401,7 @@ def build(
         "package_names": package_names,
         "per_package": per_package,
         **({"kinds": sorted(kinds)} if kinds != {"function"} else {}),
+        **({"questions": questions.as_posix()} if questions is not None else {}),
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
     }
     Path(f"{out}.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
@@ -409,11 +416,20 @@ def main() -> None:
     parser.add_argument(
         "--kinds", default="function", help=f"which pairs, of {','.join(KINDS)} (see above)"
     )
+    parser.add_argument(
+        "--questions", type=Path, help="written train questions (benchmarks/questions/train)"
+    )
     args = parser.parse_args()
     kinds = frozenset(filter(None, args.kinds.split(",")))
     if not kinds or kinds - set(KINDS):
         raise SystemExit(f"--kinds takes names from {','.join(KINDS)}, not {args.kinds!r}")
-    stats = build(args.out, cosqa=args.cosqa, per_package=args.per_package, kinds=kinds)
+    stats = build(
+        args.out,
+        cosqa=args.cosqa,
+        per_package=args.per_package,
+        kinds=kinds,
+        questions=args.questions,
+    )
     print(json.dumps(stats, indent=1))
 
 
