@@ -1,7 +1,9 @@
-"""Helpers shared by the benchmarks: an isolated Django set-up and the BENCHMARKS.md writer."""
+"""Helpers shared by the benchmarks: an isolated Django set-up, the BENCHMARKS.md writer and a
+fixed order for choices."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import re
@@ -13,6 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "BENCHMARKS.md"
+
+
+def order_key(*parts: str) -> str:
+    """A pseudo-random key that is the same on every machine and run: ties and samples broken
+    by it make the same choices everywhere (Python's own hash of a string changes per run)."""
+    return hashlib.sha1("\x00".join(parts).encode()).hexdigest()
 
 
 def setup_django(data_dir: str | None = None) -> Path:

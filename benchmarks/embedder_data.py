@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from benchmarks.common import order_key
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
     DEV_PACKAGES,
@@ -74,10 +75,6 @@ class FileUnit:
     qualname: str
     name_words: frozenset[str]
     code: str
-
-
-def _key(*parts: str) -> str:
-    return hashlib.sha1("\x00".join(parts).encode()).hexdigest()
 
 
 def data_packages() -> list[str]:
@@ -223,7 +220,7 @@ def kind_pairs(name: str, kinds: frozenset[str]) -> list[dict]:
         pair["source"] = f"{kind}:{name}"
         others = sorted(
             (t for t in texts[kind] if t != pair["code"]),
-            key=lambda t: (-len(words & text_words[t]), _key(pair["query"], t)),
+            key=lambda t: (-len(words & text_words[t]), order_key(pair["query"], t)),
         )
         pair["negative"] = others[0] if others else ""
     return pairs
@@ -247,14 +244,14 @@ def hard_negative(pair: dict, units: list[FileUnit], by_word: dict[str, list[int
         key=lambda i: (
             units[i].path != pair["path"],  # the same file first
             -shared[i],
-            _key(pair["qualname"], units[i].path, units[i].qualname),
+            order_key(pair["qualname"], units[i].path, units[i].qualname),
         ),
     )
     if ranked:
         return units[ranked[0]].code
     same_file = sorted(
         (u for u in units if u.path == pair["path"] and usable(u)),
-        key=lambda u: _key(pair["qualname"], u.qualname),
+        key=lambda u: order_key(pair["qualname"], u.qualname),
     )
     return same_file[0].code if same_file else ""
 
@@ -308,7 +305,7 @@ def _selected(
     ]
     seen_queries = Counter(p["query"].lower() for p in pairs)
     pairs = [p for p in pairs if seen_queries[p["query"].lower()] == 1]
-    return sorted(pairs, key=lambda p: _key(p["path"], p["qualname"]))[:cap]
+    return sorted(pairs, key=lambda p: order_key(p["path"], p["qualname"]))[:cap]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -336,7 +333,7 @@ def cosqa_pairs(path: Path) -> list[dict]:
         words = _words(query)
         best = max(
             judged,
-            key=lambda j: (len(words & j[0]) / max(1, len(words | j[0])), _key(query, j[1])),
+            key=lambda j: (len(words & j[0]) / max(1, len(words | j[0])), order_key(query, j[1])),
         )
         if len(words & best[0]) / max(1, len(words | best[0])) >= _JUDGED_OVERLAP:
             negative, kind = code_text_of_snippet(best[1]), "judged"
@@ -344,7 +341,7 @@ def cosqa_pairs(path: Path) -> list[dict]:
             shared = Counter(i for w in _function_words(code) for i in by_word.get(w, ()))
             ranked = sorted(
                 (i for i in shared if pool[i] != code),
-                key=lambda i: (-shared[i], _key(query, pool[i])),
+                key=lambda i: (-shared[i], order_key(query, pool[i])),
             )
             negative, kind = (pool[ranked[0]], "sibling") if ranked else ("", "")
         if negative == code:
@@ -379,7 +376,7 @@ def build(
         pairs += cosqa_pairs(cosqa)
     if questions is not None:
         pairs += question_pairs(questions)
-    pairs.sort(key=lambda p: _key(p["source"], p["query"], p["code"]))
+    pairs.sort(key=lambda p: order_key(p["source"], p["query"], p["code"]))
     out.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(
         json.dumps({k: p[k] for k in ("query", "code", "negative", "source")}, sort_keys=True)

@@ -17,7 +17,6 @@ the loader refuses a question whose package version moved, so targets are where 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sys
@@ -25,6 +24,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from benchmarks.common import order_key
 from indexing.parsing import MODULE, ParsedUnit, parse_source
 from indexing.unit_text import code_text
 from search.evaluation.questions import installed_version, package_root
@@ -34,10 +34,6 @@ SOURCE = "question"
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2)
-
-
-def _key(*parts: str) -> str:
-    return hashlib.sha1("\x00".join(parts).encode()).hexdigest()
 
 
 @cache
@@ -88,7 +84,7 @@ def _negative(package: str, question: dict, answer: str) -> str:
         text = code_text(unit)
         if text == answer:
             continue
-        key = (-len(words & unit_words), _key(question["id"], path, unit.qualname))
+        key = (-len(words & unit_words), order_key(question["id"], path, unit.qualname))
         if best_key is None or key < best_key:
             best, best_key = text, key
     return best
