@@ -1,5 +1,5 @@
-"""Helpers shared by the benchmarks: an isolated Django set-up, the BENCHMARKS.md writer and a
-fixed order for choices."""
+"""Helpers shared by the benchmarks: an isolated Django set-up, the BENCHMARKS.md writer, a fixed
+order for choices and plain word sets."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ def order_key(*parts: str) -> str:
     """A pseudo-random key that is the same on every machine and run: ties and samples broken
     by it make the same choices everywhere (Python's own hash of a string changes per run)."""
     return hashlib.sha1("\x00".join(parts).encode()).hexdigest()
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The lowercase runs of letters and digits of a text: what the benchmarks' data builders
+    compare a query with a candidate by."""
+    return frozenset(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def setup_django(data_dir: str | None = None) -> Path:

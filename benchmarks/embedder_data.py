@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from benchmarks.common import order_key
+from benchmarks.common import order_key, words_of
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
     DEV_PACKAGES,
@@ -214,9 +214,9 @@ def kind_pairs(name: str, kinds: frozenset[str]) -> list[dict]:
     # A pair's negative: another text of its kind in the package (a class, or a file's first
     # block) sharing the most words with the sentence.
     texts = {"module": sorted(set(blocks.values())), "class": sorted(classes)}
-    text_words = {t: _words(t) for kind in texts.values() for t in kind}
+    text_words = {t: words_of(t) for kind in texts.values() for t in kind}
     for pair in pairs:
-        kind, words = pair.pop("kind"), _words(pair["query"])
+        kind, words = pair.pop("kind"), words_of(pair["query"])
         pair["source"] = f"{kind}:{name}"
         others = sorted(
             (t for t in texts[kind] if t != pair["code"]),
@@ -308,17 +308,13 @@ def _selected(
     return sorted(pairs, key=lambda p: order_key(p["path"], p["qualname"]))[:cap]
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(re.findall(r"[a-z0-9]+", text.lower()))
-
-
 def cosqa_pairs(path: Path) -> list[dict]:
     """Label 1 as positives. CoSQA judged each label-0 code against another query than any
     positive's (no query has both labels), so a positive's hard negative is the label-0 code of
     the closest judged query (word overlap at least `_JUDGED_OVERLAP`), else a snippet whose
     function name shares words with the answer's."""
     rows = json.loads(path.read_text())
-    judged = [(_words(r["query"]), r["code"]) for r in rows if int(r["label"]) == 0]
+    judged = [(words_of(r["query"]), r["code"]) for r in rows if int(r["label"]) == 0]
     pool = sorted({code_text_of_snippet(r["code"]) for r in rows})
     by_word: dict[str, list[int]] = defaultdict(list)
     names = [_function_words(code) for code in pool]
@@ -330,7 +326,7 @@ def cosqa_pairs(path: Path) -> list[dict]:
         if int(row["label"]) != 1:
             continue
         query, code = row["query"].strip(), code_text_of_snippet(row["code"])
-        words = _words(query)
+        words = words_of(query)
         best = max(
             judged,
             key=lambda j: (len(words & j[0]) / max(1, len(words | j[0])), order_key(query, j[1])),

@@ -1,130 +1,126 @@
-"""Embedder training pairs from the written train questions (`benchmarks/questions/train/`):
+"""Embedder training pairs from the written train questions (`benchmarks/questions/train`):
 questions in a user's words, which no docstring sentence is (issue 32).
 
+The questions are read by the evaluation's own loader (`search.evaluation.questions`), which
+refuses a row written against another version of its package and a target that is not there.
 Each question's primary targets become pairs, the code being what the index embeds for the
 target (`indexing.unit_text.code_text` of the installed file's unit, docstrings kept: the
 question set is asked of the packages as they are installed):
 - a unit target: that unit (an overloaded function's folded unit);
 - a line span: the unit that overlaps it most;
 - a file target (most architecture questions): the file's first module block, its imports and
-  top-level names, as the module docstring pairs use it; a file of definitions only has no
-  such block, and its target gives no pair (said on stderr).
+  top-level names, as the module docstring pairs use it; a file with no module block (nothing
+  at its top level but imports and definitions) gives no pair for that target (said on stderr).
 A pair's hard negative is the unit of the same package that shares the most words with the
 question and is none of its targets, primary or secondary, nor in a file it names: the code most
-easily mistaken for the answer. Only train packages have written questions (the set's guide);
-the loader refuses a question whose package version moved, so targets are where they were read.
+easily mistaken for the answer.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sys
-from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from benchmarks.common import order_key
+from benchmarks.common import order_key, words_of
 from indexing.parsing import MODULE, ParsedUnit, parse_source
 from indexing.unit_text import code_text
-from search.evaluation.questions import installed_version, package_root
+from search.evaluation.dataset_types import EvalQuery, GoldUnit
+from search.evaluation.questions import load_questions, package_root
 
 SOURCE = "question"
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2)
+@dataclass(frozen=True)
+class _Unit:
+    path: str  # relative to the package's folder, as the loader's targets are
+    unit: ParsedUnit
+    text: str  # as the index embeds it
+    words: frozenset[str]
+
+
+def _question_words(text: str) -> frozenset[str]:
+    # Words of one or two letters ("a", "to", "is") are in nearly every unit: they would pick
+    # the negative by length rather than by topic.
+    return frozenset(w for w in words_of(text) if len(w) > 2)
 
 
 @cache
-def _file_units(file: Path) -> tuple[ParsedUnit, ...]:
-    return tuple(parse_source(file.read_bytes()).units)
+def _file_units(package: str, path: str) -> tuple[_Unit, ...]:
+    units = parse_source((package_root(package) / path).read_bytes()).units
+    return tuple(_Unit(path, u, text := code_text(u), _question_words(text)) for u in units)
 
 
 @cache
-def _package_units(package: str) -> tuple[tuple[str, ParsedUnit, frozenset[str]], ...]:
-    """(path as the questions write it, unit, its words) for every unit of the package."""
+def _package_units(package: str) -> tuple[_Unit, ...]:
     root = package_root(package)
-    found = []
+    found: list[_Unit] = []
     for file in sorted(root.rglob("*.py")):
-        relative = f"{package}/{file.relative_to(root).as_posix()}"
         try:
-            units = _file_units(file)
+            found += _file_units(package, file.relative_to(root).as_posix())
         except (OSError, ValueError):
-            continue
-        found += [(relative, u, _words(code_text(u))) for u in units]
+            continue  # an unreadable file has no unit to offer as a negative
     return tuple(found)
 
 
-def _target_unit(package: str, target: dict) -> ParsedUnit | None:
-    file = package_root(package) / target["path"].removeprefix(f"{package}/")
-    units = _file_units(file)
-    if target.get("qualname"):
-        return next((u for u in units if u.qualname == target["qualname"]), None)
-    if target.get("lines"):
-        start, end = target["lines"]
+def _target_unit(package: str, target: GoldUnit) -> _Unit | None:
+    units = _file_units(package, target.path)
+    if target.qualname:
+        return next((u for u in units if u.unit.qualname == target.qualname), None)
+    if target.lines:
+        start, end = target.lines
 
-        def overlap(u: ParsedUnit) -> int:
-            return min(end, u.end_line) - max(start, u.start_line)
+        def overlap(u: _Unit) -> int:
+            return min(end, u.unit.end_line) - max(start, u.unit.start_line)
 
         best = max(units, key=overlap, default=None)
         return best if best is not None and overlap(best) >= 0 else None
-    return next((u for u in units if u.kind == MODULE), None)
+    return next((u for u in units if u.unit.kind == MODULE), None)
 
 
-def _negative(package: str, question: dict, answer: str) -> str:
-    targets = question["primary"] + question.get("secondary", [])
-    named_files = {t["path"] for t in targets if not t.get("qualname") and not t.get("lines")}
-    named_units = {(t["path"], t["qualname"]) for t in targets if t.get("qualname")}
-    words = _words(question["query"])
-    best, best_key = "", None
-    for path, unit, unit_words in _package_units(package):
-        if path in named_files or (path, unit.qualname) in named_units:
-            continue
-        text = code_text(unit)
-        if text == answer:
-            continue
-        key = (-len(words & unit_words), order_key(question["id"], path, unit.qualname))
-        if best_key is None or key < best_key:
-            best, best_key = text, key
-    return best
+def _negative(query: EvalQuery, answer: str) -> str:
+    named_files = {t.path for t in query.gold if not t.qualname and not t.lines}
+    named_units = {(t.path, t.qualname) for t in query.gold if t.qualname}
+    words = _question_words(query.query)
+    candidates = [
+        u
+        for u in _package_units(query.corpus)
+        if u.path not in named_files
+        and (u.path, u.unit.qualname) not in named_units
+        and u.text != answer
+    ]
+    best = min(
+        candidates,
+        key=lambda u: (
+            -len(words & u.words),
+            # the path as the question files write it: the recipe's hash stays what it was
+            order_key(query.query_id, f"{query.corpus}/{u.path}", u.unit.qualname),
+        ),
+        default=None,
+    )
+    return best.text if best is not None else ""
 
 
 def question_pairs(directory: Path) -> list[dict]:
     """Pairs from every question file of `directory` (see the module docstring)."""
     pairs = []
-    for path in sorted(directory.glob("*.jsonl")):
-        questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        pairs += _pairs_of(questions, where=path.name)
-    return pairs
-
-
-def _pairs_of(questions: Iterable[dict], *, where: str) -> list[dict]:
-    out = []
-    for question in questions:
-        package = question["package"]
-        if installed_version(package) != question["version"]:
-            raise SystemExit(
-                f"{where}: {question['id']} was written against {package} "
-                f"{question['version']}, {installed_version(package)} is installed"
-            )
-        for target in question["primary"]:
-            unit = _target_unit(package, target)
-            if unit is None and (target.get("qualname") or target.get("lines")):
-                raise SystemExit(f"{where}: {question['id']}: no unit for target {target}")
-            if unit is None:
+    for query in load_questions(directory, part="all").queries:
+        for target in (t for t in query.gold if t.primary):
+            found = _target_unit(query.corpus, target)
+            if found is None:
                 print(
-                    f"{where}: {question['id']}: {target['path']} has no module block: no pair",
+                    f"{query.query_id}: {query.corpus}/{target.path} has no unit for "
+                    f"{target.qualname or target.lines or 'the file'}: no pair",
                     file=sys.stderr,
                 )
                 continue
-            code = code_text(unit)
-            out.append(
+            pairs.append(
                 {
-                    "query": question["query"],
-                    "code": code,
-                    "negative": _negative(package, question, code),
-                    "source": f"{SOURCE}:{package}",
+                    "query": query.query,
+                    "code": found.text,
+                    "negative": _negative(query, found.text),
+                    "source": f"{SOURCE}:{query.corpus}",
                 }
             )
-    return out
+    return pairs

@@ -1,5 +1,6 @@
 """Embedder pairs from the written train questions: each primary target's code as the index
-embeds it, with a hard negative that is none of the question's targets."""
+embeds it, with a hard negative that is none of the question's targets; rows the evaluation's
+loader refuses are refused here too."""
 
 import json
 
@@ -8,6 +9,7 @@ import pytest
 from benchmarks.question_pairs import question_pairs
 from indexing.parsing import MODULE, parse_source
 from indexing.unit_text import code_text
+from search.evaluation.datasets import DatasetError
 from search.evaluation.questions import installed_version, package_root
 
 
@@ -65,7 +67,7 @@ def test_a_question_written_against_another_version_is_refused(tmp_path):
         )
         + "\n"
     )
-    with pytest.raises(SystemExit, match=r"written against tqdm 0\.0\.1"):
+    with pytest.raises(DatasetError, match=r"written against tqdm 0\.0\.1"):
         question_pairs(tmp_path)
 
 
@@ -79,5 +81,5 @@ def test_a_unit_target_that_is_not_there_is_refused(tmp_path):
             "primary": [{"path": "tqdm/std.py", "qualname": "NoSuchThing"}],
         },
     )
-    with pytest.raises(SystemExit, match="no unit for target"):
+    with pytest.raises(DatasetError, match="defines no 'NoSuchThing'"):
         question_pairs(tmp_path)
