@@ -133,6 +133,29 @@ def import_missing(program: str, module: str, module_names: set[str]) -> str:
     return "\n".join([*lines[:at], *added, *lines[at:]])
 
 
+def whole_statements(program: str) -> str:
+    """A program cut off before its end (the answer's token limit, inside a string or a
+    bracket: a tenth of the 1.5B's programs) cut back to its longest run of whole lines that
+    parses and still checks something; a program that parses, or whose whole lines check
+    nothing, as it is."""
+    try:
+        ast.parse(program)
+        return program
+    except SyntaxError:
+        pass
+    lines = program.splitlines()
+    for end in range(len(lines) - 1, 0, -1):
+        prefix = "\n".join(lines[:end])
+        try:
+            tree = ast.parse(prefix)
+        except SyntaxError:
+            continue
+        if any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
+            return prefix
+        return program  # the whole lines before the cut check nothing: not a usable example
+    return program
+
+
 def placeholders_left(program: str) -> int:
     """How many `...` the program still holds where a value belongs (an argument, an assigned
     or asserted value): the skeleton's placeholders, left unfilled."""

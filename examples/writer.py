@@ -22,6 +22,7 @@ from examples.harness import (
     module_facts,
     placeholders_left,
     show_compared_values,
+    whole_statements,
 )
 from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
 
@@ -40,6 +41,7 @@ class FoundUnit:
     module: str
     qualname: str
     module_source: str = ""
+    call_sites: str = ""  # how the repository's own code calls it (examples.call_sites)
 
     @property
     def import_line(self) -> str:
@@ -146,6 +148,7 @@ class ExampleWriter:
                     f"The code is in a repository, importable as `{unit.import_line}`: "
                     "import it that way.",
                     describe(unit.facts, unit.qualname.split(".")[0], unit.module),
+                    unit.call_sites,
                 ],
             )
         )
@@ -153,7 +156,10 @@ class ExampleWriter:
         names = set(unit.facts.defined)
 
         def program_of(answer: str) -> str:
-            program = import_missing(runnable_test(answer, unit), unit.module, names)
+            program = runnable_test(answer, unit)
+            if answer.count("```") % 2:  # a code block left open: the answer was cut off
+                program = whole_statements(program)
+            program = import_missing(program, unit.module, names)
             return show_compared_values(program)
 
         try:

@@ -11,6 +11,7 @@ from examples.harness import (
     module_facts,
     placeholders_left,
     show_compared_values,
+    whole_statements,
 )
 from examples.writer import FoundUnit
 
@@ -143,3 +144,13 @@ def test_a_failed_check_shows_the_value_it_compared():
     assert shown[2] == "assert result, 'already has a message'"
     assert shown[3:] == ["assert (", "    result == 1", ")"]  # several lines: left alone
     assert show_compared_values("def broken(:") == "def broken(:"
+
+
+def test_a_program_cut_off_is_cut_back_to_whole_statements():
+    cut = 'from shop import f\n\nresult = f(2)\nassert result == 4\nprint("the end is\n'
+    assert whole_statements(cut) == "from shop import f\n\nresult = f(2)\nassert result == 4"
+    # nothing checked before the cut: left as it is, for the fixer
+    early = "from shop import f\nresult = f(\n    2,\n"
+    assert whole_statements(early) == early
+    whole = "x = 1\nassert x == 1"
+    assert whole_statements(whole) == whole
