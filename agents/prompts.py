@@ -237,17 +237,13 @@ ALL_PROMPTS = (
 # Run what you found (examples.writer): CodeBenchGen's runnable example, kept minimal: a short
 # program that imports the found code from its repository, calls it on inputs it builds, shows
 # what came back and checks it.
-# v3 was a trial (guessed argument values in the skeleton) that was not kept; v4 adds the
-# repository's own calls of the unit (examples.call_sites) to what the model is told.
 EXAMPLE_WRITE = Prompt(
     name="example_write",
-    version=4,
+    version=2,
     system=(
         "You show what a piece of Python code does by running it. Write a short Python "
         "program (at most 20 lines) in the shape you are given: import the code exactly as "
-        "told, build one or two small example inputs yourself (where you are shown how the "
-        "repository's own code calls it, pass arguments of the same kinds), call the code "
-        "on them, print "
+        "told, build one or two small example inputs yourself, call the code on them, print "
         "each call and what it returned, and check the returned values with plain assert "
         "statements on plain values (numbers, strings, lists, dicts, attributes): most "
         "objects are equal only to themselves, so never assert that one equals a new one. "
@@ -261,11 +257,10 @@ EXAMPLE_WRITE = Prompt(
 
 EXAMPLE_FIX = Prompt(
     name="example_fix",
-    version=4,
+    version=2,
     system=(
         "You fix a short Python example program that stopped before its checks: a missing "
-        "import, a wrong call, a missing argument or stand-in object (where you are shown how "
-        "the repository's own code calls it, do as it does). Keep importing the code "
+        "import, a wrong call, a missing argument or stand-in object. Keep importing the code "
         "as told and keep the prints and assert statements; never define the code again. "
         "Reply with the whole corrected program in a single ```python code block and "
         "nothing else."

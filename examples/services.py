@@ -17,7 +17,6 @@ from django.utils import timezone
 from agents.errors import LLMError
 from agents.llm import LLMClient, configured_model, get_llm_client
 from agents.prompts import EXAMPLE_WRITE
-from examples.call_sites import call_sites, describe_sites
 from examples.models import UnitExample
 from examples.writer import ExampleWriter, FoundUnit, Outcome
 from indexing.checkout import materialize, module_of
@@ -166,18 +165,11 @@ def example_execute(
     with tempfile.TemporaryDirectory(prefix="reporift-example-") as tmp:
         prefix = materialize(repository=example.repository, target=Path(tmp))
         source = Path(tmp, prefix, unit.path)
-        sites = call_sites(
-            Path(tmp, prefix),
-            qualname=unit.qualname,
-            own_path=unit.path,
-            own_lines=(unit.start_line, unit.end_line),
-        )
         found = FoundUnit(
             unit.code,
             module_of(unit.path, prefix),
             unit.qualname,
             module_source=source.read_text(errors="replace") if source.is_file() else "",
-            call_sites=describe_sites(sites),
         )
         outcome = writer.write(found, Path(tmp))
     example.sandbox = sandbox.name

@@ -41,7 +41,6 @@ class FoundUnit:
     module: str
     qualname: str
     module_source: str = ""
-    call_sites: str = ""  # how the repository's own code calls it (examples.call_sites)
 
     @property
     def import_line(self) -> str:
@@ -148,7 +147,6 @@ class ExampleWriter:
                     f"The code is in a repository, importable as `{unit.import_line}`: "
                     "import it that way.",
                     describe(unit.facts, unit.qualname.split(".")[0], unit.module),
-                    unit.call_sites,
                 ],
             )
         )

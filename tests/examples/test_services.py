@@ -36,7 +36,7 @@ def test_asked_once_run_on_a_worker_then_answered_from_store(
         example = example_request(unit=slugify(shop))
     example.refresh_from_db()
     assert example.status == "passed", (example.error, example.attempts)
-    assert example.model == "scripted" and example.prompt_version == "example_write.v4"
+    assert example.model == "scripted" and example.prompt_version == "example_write.v2"
     assert "-> 'hello-world'" in example.stdout and example.sandbox == "bubblewrap"
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         again = example_request(unit=slugify(shop))
