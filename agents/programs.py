@@ -48,6 +48,12 @@ def check_program(program: str, tested: TestedCode) -> str:
 _BLOCK = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
 
 
+def cut_off(answer: str) -> bool:
+    """Whether the answer's last code block was never closed: the token limit struck inside it
+    (`_BLOCK` then takes the block to the answer's end)."""
+    return answer.count("```") % 2 == 1
+
+
 def runnable_test(answer: str, tested: TestedCode) -> str:
     """The test program in an answer, made runnable without changing what it asserts. Small
     models copy the code before the test (often in a block of its own), define test functions

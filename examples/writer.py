@@ -13,7 +13,13 @@ from pathlib import Path
 
 from agents.errors import LLMError
 from agents.llm import LLMClient
-from agents.programs import check_program, outcome_of, ran_to_its_asserts, runnable_test
+from agents.programs import (
+    check_program,
+    cut_off,
+    outcome_of,
+    ran_to_its_asserts,
+    runnable_test,
+)
 from agents.prompts import EXAMPLE_FIX, EXAMPLE_RECHECK, EXAMPLE_WRITE, Prompt, code_block
 from examples.harness import (
     ModuleFacts,
@@ -155,7 +161,7 @@ class ExampleWriter:
 
         def program_of(answer: str) -> str:
             program = runnable_test(answer, unit)
-            if answer.count("```") % 2:  # a code block left open: the answer was cut off
+            if cut_off(answer):
                 program = whole_statements(program)
             program = import_missing(program, unit.module, names)
             return show_compared_values(program)

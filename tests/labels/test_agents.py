@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.programs import check_program, runnable_test
+from agents.programs import check_program, cut_off, runnable_test
 from labels.agents import LabelConfig, Labeller, Pair, assemble, parse_screen
 from sandbox.base import Limits
 from sandbox.bubblewrap import BubblewrapSandbox
@@ -177,3 +177,9 @@ def test_each_embedded_model_labels_with_its_own_calibration():
     assert small.threshold == 0.848 and small.method == "agents"
     unknown = LabelConfig.for_model("some-endpoint-model", "judge")
     assert (unknown.threshold, unknown.screen_band) == (0.5, None)
+
+
+def test_an_answer_whose_last_block_never_closes_was_cut_off():
+    assert cut_off("Here:\n```python\nx = 1\nassert x")
+    assert not cut_off("```python\nx = 1\n```")
+    assert not cut_off("no code at all")
