@@ -419,6 +419,9 @@ REPORIFT = {
         # Hits each stream contributes: fast mode's S1, S6 and S4 gather the learned ranker's
         # candidates (at least k each); the paper uses 3 for S1/S2.
         "DEPTH": {"S1": 50, "S6": 50, "S4": 50, "S2": 3, "S3": 1, "S5": 10},
+        # The query streams ask an HNSW graph over the process's in-memory copy of the vectors
+        # (indexing.vector_mirror) instead of Chroma once it is built: a third of the time.
+        "VECTOR_GRAPH": env_bool("REPORIFT_VECTOR_GRAPH", True),
         # Reciprocal-rank-fusion weights per stream: the order when the learned ranker is off or
         # unusable, and full mode's LLM streams against the ranker's order; docs/BENCHMARKS.md
         # says how they were set.

@@ -69,7 +69,12 @@ def retriever_store(generation: IndexRun, *, embedder: Embedder | None = None):
     from memory once copied): `embedder`'s, by default the generation's own model's."""
     embedder = embedder or generation_embedder(generation)
     store = _vector_store_or_placeholder(embedder.model_id)
-    return mirrored(store, model_id=embedder.model_id, generation=generation)
+    return mirrored(
+        store,
+        model_id=embedder.model_id,
+        generation=generation,
+        graph=search_config()["VECTOR_GRAPH"],
+    )
 
 
 class Retriever:

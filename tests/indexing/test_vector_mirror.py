@@ -143,3 +143,72 @@ def test_a_process_exits_after_the_copy_it_started(tmp_path):
     )
     exited = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=60)
     assert exited.returncode == 0 and done.exists()
+
+
+def random_units(count: int, dim: int = 32, seed: int = 0) -> np.ndarray:
+    vectors = np.random.default_rng(seed).normal(size=(count, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+class QueryCountingStore(CountingStore):
+    def __init__(self, store):
+        super().__init__(store)
+        self.queried = 0
+
+    def query(self, vector, **kwargs):
+        self.queried += 1
+        return self.store.query(vector, **kwargs)
+
+
+def test_queries_are_answered_by_the_graph_once_built_as_the_store_answers(tmp_path):
+    store = ChromaVectorStore(path=str(tmp_path / "chroma"), model_id="graph-test")
+    vectors = random_units(300)
+    records = [VectorRecord(str(i), 1, "function", f"m{i}.py") for i in range(300)]
+    store.upsert(records, vectors)
+    counting = QueryCountingStore(store)
+    mirror = MirroredStore(counting, model_id="m", generation=generation())
+    query = random_units(1, seed=1)[0]
+    before = mirror.query(query, repository_id=1, n=10)  # the copy is loading: Chroma answers
+    assert counting.queried == 1
+    copy = loaded(mirror)
+    assert copy.graph is not None
+    after = mirror.query(query, repository_id=1, n=10)
+    assert counting.queried == 1  # from the graph
+    exact = np.argsort(-(vectors @ query))[:10]
+    assert [h.vector_id for h in after] == [str(i) for i in exact]
+    assert [h.vector_id for h in after] == [h.vector_id for h in before]
+    for hit in after:
+        assert hit.score == pytest.approx(float(vectors[int(hit.vector_id)] @ query), abs=1e-5)
+    # The candidates' scores read the graph's own copy of the vectors, which stayed the same.
+    scores = mirror.scores(query, ["5", "17"], repository_id=1)
+    assert scores["5"] == pytest.approx(float(vectors[5] @ query), abs=1e-5)
+    assert np.allclose(copy.matrix, vectors, atol=1e-6)
+    # More than there are: what the graph reaches of them, each once (no empty slots).
+    every = [h.vector_id for h in mirror.query(query, repository_id=1, n=500)]
+    assert 250 <= len(every) == len(set(every)) <= 300
+
+
+def test_a_kind_filter_or_the_graph_turned_off_asks_the_store(store):
+    counting = QueryCountingStore(store)
+    mirror = MirroredStore(counting, model_id="m", generation=generation())
+    mirror.scores(unit(1), ["1"], repository_id=1)
+    assert loaded(mirror).graph is not None
+    hits = mirror.query(unit(2), repository_id=1, n=3, kinds=["function"])
+    assert counting.queried == 1 and hits[0].vector_id in {"2", "10", "18"}
+    off = MirroredStore(counting, model_id="m", generation=generation(), graph=False)
+    off.query(unit(2), repository_id=1, n=3)
+    assert counting.queried == 2
+
+
+def test_a_graph_that_cannot_be_built_leaves_the_copy_and_the_store(store, monkeypatch):
+    def broken(matrix):
+        raise RuntimeError("no faiss here")
+
+    monkeypatch.setattr(vector_mirror, "_graph", broken)
+    counting = QueryCountingStore(store)
+    mirror = MirroredStore(counting, model_id="m", generation=generation())
+    mirror.scores(unit(1), ["1"], repository_id=1)
+    copy = loaded(mirror)
+    assert copy.graph is None and not copy.failed
+    assert mirror.query(unit(2), repository_id=1, n=1)[0].vector_id in {"2", "10", "18"}
+    assert counting.queried == 1
