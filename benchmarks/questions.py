@@ -52,12 +52,14 @@ def _values(report: dict, key: str, ids: list[str]) -> list[float]:
 
 def compare(base: dict, new: dict) -> dict:
     """`new` minus `base` on the queries both have, overall and per kind."""
-    kinds = {e["id"]: e["kind"] for e in base["per_query"]}
+    # Rows of sets without kinds (CoSQA) are compared overall only.
+    kinds = {e["id"]: e.get("kind") for e in base["per_query"]}
     shared = [e["id"] for e in new["per_query"] if e["id"] in kinds]
     if len(shared) != len(base["per_query"]) or len(shared) != len(new["per_query"]):
         raise SystemExit("the two reports hold other queries: compare the same part of one set")
     groups = {"all": shared} | {
-        kind: [i for i in shared if kinds[i] == kind] for kind in sorted(set(kinds.values()))
+        kind: [i for i in shared if kinds[i] == kind]
+        for kind in sorted(set(kinds.values()) - {None})
     }
     out: dict = {}
     for group, ids in groups.items():
