@@ -16,12 +16,14 @@ store. The process holds at most `MAX_VECTORS` copied vectors; a larger generati
 copied, and the least recently used copies make room for new ones. Stores whose vectors are in
 memory already (`in_memory`, the static tier's segment files) are used as they are.
 
-Once copied, a field also gets an HNSW graph over the copy (faiss, built in the same background
-thread), and the query streams' nearest-neighbour searches without a kind filter are answered
-from it: the same kind of search as Chroma's, but in-process, 0.5 ms against 1.5 to 1.8 for
-Chroma's query at 24k vectors (docs/BENCHMARKS.md), which is most of what separated a new query
-from the 10 ms target. Chroma remains the store of record; a search with a kind filter, or one
-before the graph is built, asks it.
+A loaded copy also gets an HNSW graph (faiss), and the query streams' nearest-neighbour searches
+without a kind filter are answered from it: the same kind of search as Chroma's, but in-process,
+0.5 ms against 1.5 to 1.8 for Chroma's query at 24k vectors (docs/BENCHMARKS.md), most of what
+separated a new query from the 10 ms target. The graph is built in the background when a search
+first finds the copy loaded (or at a server's warm-up), not with the copy: a one-shot process
+(`reporift search`) that waits for its copy before exiting should not wait for a graph it will
+never ask. Chroma remains the store of record; a search with a kind filter, or one before the
+graph is built, asks it.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ from indexing.store import FIELDS, VectorHit, VectorStore
 
 logger = logging.getLogger(__name__)
 
-# The graph's shape: Chroma's own defaults for its HNSW index, with more links per node (the
-# copies are small beside the store, and more links buy recall at no query cost measured).
+# The graph's shape, from one trial at 24k vectors: its first 50 of 100 hold 98.5% of an exact
+# search's first 50, built in about 3 s a field on one thread (docs/BENCHMARKS.md).
 GRAPH_LINKS = 32
 GRAPH_BUILD_EF = 80
 GRAPH_SEARCH_EF = 100
@@ -61,6 +63,8 @@ class _Copy:
     failed: bool = False
     ids: list[str] = field(default_factory=list)  # row -> vector id
     graph: object | None = None  # a faiss HNSW index over `matrix`, once built
+    graph_started: bool = False
+    graphed: threading.Event = field(default_factory=threading.Event)  # built, or given up
 
     @property
     def size(self) -> int:
@@ -89,6 +93,18 @@ class _Copies:
                 return None
             self.items.move_to_end(key)
         return copy if copy.loaded.is_set() and not copy.failed else None
+
+    def graph_for(self, copy: _Copy, key: tuple):
+        """The loaded copy's graph, or None while it is built (the first ask starts that)."""
+        with self.lock:
+            if not copy.graph_started:
+                copy.graph_started = True
+                # Not a daemon, as the copy's loader: faiss's native code at teardown.
+                threading.Thread(
+                    target=_build_graph, args=(key, copy), name="vector-graph", daemon=False
+                ).start()
+                return None
+        return copy.graph
 
     def fit(self, key: tuple, copy: _Copy) -> None:
         """Drop the least recently used copies until the process holds at most MAX_VECTORS.
@@ -135,16 +151,14 @@ class MirroredStore:
         kinds: Sequence[str] | None = None,
         field: str = "code",
     ) -> list[VectorHit]:
-        copy = None
-        if self.graph and not kinds:
-            copy = _copies.copy_for(
-                (self.model_id, self.generation_key, repository_id, field), self._load
-            )
-        if copy is None or copy.graph is None:
+        key = (self.model_id, self.generation_key, repository_id, field)
+        copy = _copies.copy_for(key, self._load) if self.graph and not kinds else None
+        graph = _copies.graph_for(copy, key) if copy is not None and copy.size else None
+        if graph is None:
             return self.store.query(
                 vector, repository_id=repository_id, n=n, kinds=kinds, field=field
             )
-        scores, rows = copy.graph.search(np.asarray(vector, np.float32)[None, :], max(1, n))
+        scores, rows = graph.search(np.asarray(vector, np.float32)[None, :], max(1, n))
         return [
             VectorHit(copy.ids[row], float(score))
             for score, row in zip(scores[0].tolist(), rows[0].tolist(), strict=True)
@@ -152,9 +166,9 @@ class MirroredStore:
         ]
 
     def prefetch(self, *, repository_id: int, wait_s: float = 0.0) -> bool:
-        """Start copying the generation's vectors of both fields (a server warming up, so
-        that its first searches need not ask the store); with `wait_s`, wait that long for
-        them. Whether both are loaded."""
+        """Start copying the generation's vectors of both fields, and then their graphs (a
+        server warming up, so that its first searches need not ask the store); with `wait_s`,
+        wait that long for them. Whether both are loaded (and their graphs built or given up)."""
         keys = [(self.model_id, self.generation_key, repository_id, f) for f in FIELDS]
         for key in keys:
             _copies.copy_for(key, self._load)
@@ -162,6 +176,12 @@ class MirroredStore:
         for key in keys:
             copy = _copies.items.get(key)
             if copy is None or not copy.loaded.wait(max(0.0, deadline - time.monotonic())):
+                return False
+            if self.graph and not copy.failed and copy.size:
+                _copies.graph_for(copy, key)
+        for key in keys:
+            copy = _copies.items[key]
+            if copy.graph_started and not copy.graphed.wait(max(0.0, deadline - time.monotonic())):
                 return False
         return True
 
@@ -196,16 +216,22 @@ class MirroredStore:
             copy.row_of = {vector_id: row for row, vector_id in enumerate(ids)}
             copy.ids, copy.matrix = list(ids), matrix
             _copies.fit(key, copy)
-            if self.graph and not copy.failed and copy.size:
-                try:  # a second or two per 20k vectors; the store answers meanwhile
-                    copy.graph, copy.matrix = _graph(copy.matrix)
-                except Exception:  # the store answers the queries, as before it was built
-                    logger.exception("could not build the HNSW graph of %s", key)
         except Exception:  # the store is asked directly instead, and says what is wrong
             logger.exception("could not copy the vectors of %s", key)
             copy.failed = True
         finally:
             copy.loaded.set()
+
+
+def _build_graph(key: tuple, copy: _Copy) -> None:
+    """About 3 s per 24k vectors on one thread; the store answers the queries meanwhile, and
+    for good if it cannot be built."""
+    try:
+        copy.graph, copy.matrix = _graph(copy.matrix)
+    except Exception:
+        logger.exception("could not build the HNSW graph of %s", key)
+    finally:
+        copy.graphed.set()
 
 
 def _graph(matrix: np.ndarray):

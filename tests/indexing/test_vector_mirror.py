@@ -160,6 +160,12 @@ class QueryCountingStore(CountingStore):
         return self.store.query(vector, **kwargs)
 
 
+def graphed(mirror: MirroredStore, field: str = "code"):
+    copy = loaded(mirror, field)
+    assert copy.graphed.wait(30)
+    return copy
+
+
 def test_queries_are_answered_by_the_graph_once_built_as_the_store_answers(tmp_path):
     store = ChromaVectorStore(path=str(tmp_path / "chroma"), model_id="graph-test")
     vectors = random_units(300)
@@ -169,11 +175,13 @@ def test_queries_are_answered_by_the_graph_once_built_as_the_store_answers(tmp_p
     mirror = MirroredStore(counting, model_id="m", generation=generation())
     query = random_units(1, seed=1)[0]
     before = mirror.query(query, repository_id=1, n=10)  # the copy is loading: Chroma answers
-    assert counting.queried == 1
     copy = loaded(mirror)
-    assert copy.graph is not None
+    assert not copy.graph_started  # a one-shot search never waits for a graph at exit
+    mirror.query(query, repository_id=1, n=10)  # the copy is there: its graph is started
+    assert counting.queried == 2
+    assert graphed(mirror).graph is not None
     after = mirror.query(query, repository_id=1, n=10)
-    assert counting.queried == 1  # from the graph
+    assert counting.queried == 2  # from the graph
     exact = np.argsort(-(vectors @ query))[:10]
     assert [h.vector_id for h in after] == [str(i) for i in exact]
     assert [h.vector_id for h in after] == [h.vector_id for h in before]
@@ -188,11 +196,22 @@ def test_queries_are_answered_by_the_graph_once_built_as_the_store_answers(tmp_p
     assert 250 <= len(every) == len(set(every)) <= 300
 
 
+def test_a_warm_up_builds_the_graphs_of_the_fields_that_have_vectors(store):
+    counting = QueryCountingStore(store)
+    mirror = MirroredStore(counting, model_id="m", generation=generation())
+    assert mirror.prefetch(repository_id=1, wait_s=30)
+    assert loaded(mirror).graph is not None
+    assert not loaded(mirror, "header").graph_started  # nothing written to the header field
+    assert mirror.query(unit(2), repository_id=1, n=1)[0].vector_id in {"2", "10", "18"}
+    assert counting.queried == 0
+    assert mirror.query(unit(2), repository_id=1, n=1, field="header") == []
+    assert counting.queried == 1
+
+
 def test_a_kind_filter_or_the_graph_turned_off_asks_the_store(store):
     counting = QueryCountingStore(store)
     mirror = MirroredStore(counting, model_id="m", generation=generation())
-    mirror.scores(unit(1), ["1"], repository_id=1)
-    assert loaded(mirror).graph is not None
+    assert mirror.prefetch(repository_id=1, wait_s=30)
     hits = mirror.query(unit(2), repository_id=1, n=3, kinds=["function"])
     assert counting.queried == 1 and hits[0].vector_id in {"2", "10", "18"}
     off = MirroredStore(counting, model_id="m", generation=generation(), graph=False)
@@ -207,8 +226,9 @@ def test_a_graph_that_cannot_be_built_leaves_the_copy_and_the_store(store, monke
     monkeypatch.setattr(vector_mirror, "_graph", broken)
     counting = QueryCountingStore(store)
     mirror = MirroredStore(counting, model_id="m", generation=generation())
-    mirror.scores(unit(1), ["1"], repository_id=1)
-    copy = loaded(mirror)
+    assert mirror.prefetch(repository_id=1, wait_s=30)
+    copy = graphed(mirror)
     assert copy.graph is None and not copy.failed
     assert mirror.query(unit(2), repository_id=1, n=1)[0].vector_id in {"2", "10", "18"}
     assert counting.queried == 1
+    assert mirror.scores(unit(2), ["2"], repository_id=1)["2"] == pytest.approx(1.0, abs=1e-5)
