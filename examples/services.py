@@ -48,10 +48,12 @@ def code_sha256(code: str) -> str:
 
 def _stale_before():
     """A run claimed before this is taken to have died with its worker: a run is bounded by
-    its LLM calls and sandbox runs (the writer's first try and its repairs), plus a margin."""
+    its LLM calls (the first try, each repair, and a new sample where a repair repeats a
+    program) and sandbox runs, plus a margin."""
     llm_s = settings.REPORIFT["LLM"]["TIMEOUT_S"]
     sandbox_s = limits().wall_s
-    bound = (ExampleWriter.MAX_FIXES + 1) * (llm_s + sandbox_s) + 60
+    runs = ExampleWriter.MAX_FIXES + 1
+    bound = (2 * runs - 1) * llm_s + runs * sandbox_s + 60
     return timezone.now() - timedelta(seconds=bound)
 
 

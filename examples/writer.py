@@ -35,6 +35,10 @@ from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
 CODE_CHARS = 3000
 OUTPUT_CHARS = 1200  # of a run's printed output, shown to the model to correct its checks
 MAX_TOKENS = 400
+# A repair that gives back a program already tried (at temperature 0 a small model often
+# does) is replaced by a new program sampled at this temperature: the same prompt again would
+# give the same answer again.
+RESAMPLE_TEMPERATURE = 0.8
 _RANK = {"error": 0, "check_failed": 1, "passed": 2}
 
 
@@ -115,7 +119,9 @@ def failed_check(program: str, stderr: str) -> tuple[str, str]:
 
 
 class ExampleWriter:
-    MAX_FIXES = 2  # repairs after the first program: three LLM calls and runs at most
+    # Repairs after the first program: three runs at most, and five LLM calls (each repair that
+    # repeats a program is followed by a new sample).
+    MAX_FIXES = 2
 
     def __init__(
         self,
@@ -132,12 +138,13 @@ class ExampleWriter:
         self.max_fixes = max_fixes
         self.cancelled = cancelled
 
-    def _ask(self, prompt: Prompt, **values: str) -> str:
+    def _ask(self, prompt: Prompt, *, temperature: float = 0.0, **values: str) -> str:
         answer = self.client.complete(
             prompt.messages(**values),
             purpose="example",
             prompt_version=prompt.id,
             max_tokens=MAX_TOKENS,
+            temperature=temperature,
         )
         return answer.text
 
@@ -166,10 +173,18 @@ class ExampleWriter:
             program = import_missing(program, unit.module, names)
             return show_compared_values(program)
 
+        def write_anew(temperature: float = 0.0) -> str:
+            skeleton = unit.skeleton()
+            answer = self._ask(
+                EXAMPLE_WRITE, temperature=temperature, where=where, code=code, skeleton=skeleton
+            )
+            return program_of(answer)
+
         try:
-            answer = self._ask(EXAMPLE_WRITE, where=where, code=code, skeleton=unit.skeleton())
-            program = program_of(answer)
+            program = write_anew()
+            tried: set[str] = set()
             for attempt in range(self.max_fixes + 1):
+                tried.add(program.strip())
                 if self.cancelled():
                     outcome.error = "cancelled"
                     break
@@ -210,6 +225,8 @@ class ExampleWriter:
                         EXAMPLE_FIX, where=where, code=code, program=program, error=problem[:1500]
                     )
                 program = program_of(fixed)
+                if program.strip() in tried:
+                    program = write_anew(RESAMPLE_TEMPERATURE)
         except LLMError as exc:
             outcome.error = f"the LLM failed: {exc}"
         except SandboxUnavailable as exc:

@@ -52,15 +52,20 @@ def test_an_error_is_repaired_and_a_wrong_check_is_reported(code_dir):
         "from shop.text import slugify_title\nimport missing_helper",
     )
     wrong = GOOD.replace("== 'hello-world'", "== 'Hello-World'")
-    answers = iter([broken, wrong, broken])
+    other = broken.replace("missing_helper", "other_helper")
+    # The recheck gives back the first program: a new one is sampled instead of running it again.
+    answers = iter([broken, wrong, broken, other])
     example, llm = writer(lambda prompt, message: next(answers))
     outcome = example.write(UNIT, code_dir)
     assert [c[0] for c in llm.calls] == [
         "example_write.v2",
         "example_fix.v2",
         "example_recheck.v2",
+        "example_write.v2",
     ]
+    assert llm.temperatures == [0.0, 0.0, 0.0, 0.8]
     assert "No module named 'missing_helper'" in llm.calls[1][1]
+    assert "other_helper" in outcome.attempts[2]["outcome"]
     # the correction that no longer runs does not replace the program whose check failed
     assert outcome.status == "check_failed" and len(outcome.attempts) == 3
     assert "AssertionError" in outcome.stderr and "== 'Hello-World'" in outcome.program
@@ -104,7 +109,9 @@ def test_answers_that_never_become_a_program_and_a_failing_llm(code_dir):
     example, llm = writer(lambda prompt, message: "I cannot help with that.")
     outcome = example.write(UNIT, code_dir)
     assert outcome.status == "error" and "does not parse" in outcome.error
-    assert len(llm.calls) == 3 and not outcome.program
+    # Each repair gave back the same non-program: a new one was sampled after it, twice.
+    assert len(llm.calls) == 5 and not outcome.program
+    assert llm.temperatures == [0.0, 0.0, 0.8, 0.0, 0.8]
 
     def down(prompt, message):
         raise LLMError("timed out after 60 s")

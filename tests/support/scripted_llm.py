@@ -15,10 +15,12 @@ class ScriptedLLM:
     answer: Callable[[str, str], str]
     model: str = "scripted"
     calls: list[tuple[str, str]] = field(default_factory=list)
+    temperatures: list[float] = field(default_factory=list)  # of each call
     interrupt_at: int | None = None  # raise KeyboardInterrupt on this call (1-based)
 
     def complete(self, messages, *, purpose, prompt_version, max_tokens=256, **kwargs):
         self.calls.append((prompt_version, messages[-1]["content"]))
+        self.temperatures.append(kwargs.get("temperature", 0.0))
         if self.interrupt_at is not None and len(self.calls) == self.interrupt_at:
             raise KeyboardInterrupt
         text = self.answer(prompt_version, messages[-1]["content"])
