@@ -173,8 +173,9 @@ class ExampleWriter:
             program = import_missing(program, unit.module, names)
             return show_compared_values(program)
 
+        skeleton = unit.skeleton()
+
         def write_anew(temperature: float = 0.0) -> str:
-            skeleton = unit.skeleton()
             answer = self._ask(
                 EXAMPLE_WRITE, temperature=temperature, where=where, code=code, skeleton=skeleton
             )
