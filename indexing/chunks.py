@@ -129,6 +129,7 @@ def _write(
             "file_version_id": version.pk,
             "repository_id": repository.pk,
             "path": version.path,
+            "language": parsed.language,
             "kind": u.kind,
             "name": u.name[:300],
             "qualname": u.qualname[:1000],

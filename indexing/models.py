@@ -204,11 +204,16 @@ class CodeUnit(models.Model):
         METHOD = "method"
         CLASS = "class"
         MODULE = "module"  # module-level code between definitions
+        # A part of a file that holds no code units: a Markdown section, a config key or block,
+        # a SQL statement, a stylesheet's rules (named by its heading or key).
+        SECTION = "section"
 
     file_version = models.ForeignKey(FileVersion, on_delete=models.CASCADE, related_name="units")
     # Denormalised from the file version: every search result needs them.
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="units")
     path = models.CharField(max_length=1000)
+    # The file's language or format (indexing.languages): "python", "go", "markdown", "yaml"...
+    language = models.CharField(max_length=32, default="python")
     kind = models.CharField(max_length=16, choices=Kind.choices)
     name = models.CharField(max_length=300)
     qualname = models.CharField(max_length=1000)

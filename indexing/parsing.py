@@ -26,7 +26,8 @@ FUNCTION = "function"
 METHOD = "method"
 CLASS = "class"
 MODULE = "module"  # module-level code between definitions (indexing.module_blocks)
-UNIT_KINDS = (FUNCTION, METHOD, CLASS, MODULE)
+SECTION = "section"  # a part of a documentation or configuration file (heading or key)
+UNIT_KINDS = (FUNCTION, METHOD, CLASS, MODULE, SECTION)
 # Names what `parse_source` makes of a file; bump it when that changes, so that files indexed
 # before are parsed again on their next run (their content hash alone would carry them over).
 PARSER_VERSION = "units-2"
@@ -59,6 +60,7 @@ class ParsedFile:
     error_lines: list[int] = field(default_factory=list)
     decoded_with_replacement: bool = False
     module_summary: str = ""  # the first sentence of the module's docstring
+    language: str = "python"  # the file's language or format (indexing.languages)
 
 
 @cache

@@ -24,6 +24,7 @@ def rows(version: FileVersion, count: int) -> list[dict]:
                 "file_version_id": version.pk,
                 "repository_id": version.repository_id,
                 "path": version.path,
+                "language": "python",
                 "kind": ("function", "method", "class", "module")[n % 4],
                 "name": f"name_{n}",
                 "qualname": f"Outer.name_{n}" if n % 2 else f"name_{n}",
