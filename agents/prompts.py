@@ -234,7 +234,7 @@ ALL_PROMPTS = (
     LABEL_QUESTION,
 )
 
-# Run what you found (examples.writer): CodeBenchGen's runnable example, kept minimal: a short
+# Run what you found (tryouts.writer): CodeBenchGen's runnable example, kept minimal: a short
 # program that imports the found code from its repository, calls it on inputs it builds, shows
 # what came back and checks it.
 EXAMPLE_WRITE = Prompt(

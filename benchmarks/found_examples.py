@@ -1,6 +1,6 @@
 """Run what you found, measured: for developer questions over dev packages, the first function,
 method or class fast mode finds gets an example written by the embedded model and run in the
-sandbox, through the product's own path (`examples.services`). Reports the share whose check
+sandbox, through the product's own path (`tryouts.services`). Reports the share whose check
 passed (with its interval), how the others ended, and every program and output, for reading.
 
     python -m benchmarks.found_examples --model qwen2.5-coder-0.5b-instruct --n 100
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     # beside this loop: the loop reads each example finished.
     os.environ["REPORIFT_EAGER_IN_THREAD"] = "0"
     setup_django(str(args.data_dir))
-    from examples.services import example_execute, example_request
+    from tryouts.services import example_execute, example_request
 
     records: list[dict] = []
     started = time.perf_counter()

@@ -136,7 +136,7 @@ INSTALLED_APPS = [
     "search",
     "agents",
     "labels",
-    "examples",
+    "tryouts",
 ]
 
 MIDDLEWARE = [

@@ -1,9 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from examples.api import router as examples_router
 from search.api import api
 from search.hooks import push_webhook
+from tryouts.api import router as examples_router
 
 api.add_router("/examples", examples_router)
 
@@ -12,7 +12,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", api.urls),
     path("hooks/<str:provider>/<slug:name>", push_webhook, name="push_webhook"),
-    path("examples/", include("examples.urls")),
+    path("examples/", include("tryouts.urls")),
     path("", include("accounts.urls")),
     path("", include("search.urls")),
 ]

@@ -128,8 +128,8 @@ def named_unit(scope, repository: str, qualname: str, path: str):
 
 
 def start_example(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
-    from examples.presenters import example_as_dict
-    from examples.services import ExampleError, example_request
+    from tryouts.presenters import example_as_dict
+    from tryouts.services import ExampleError, example_request
 
     unit = named_unit(scope, arguments["repository"], arguments["qualname"], arguments["path"])
     try:
@@ -139,8 +139,8 @@ def start_example(scope, user, request, arguments: dict[str, Any]) -> dict[str, 
 
 
 def example_state(example_id: int) -> dict[str, Any]:
-    from examples.models import UnitExample
-    from examples.presenters import example_as_dict
+    from tryouts.models import UnitExample
+    from tryouts.presenters import example_as_dict
 
     return example_as_dict(UnitExample.objects.select_related("repository").get(pk=example_id))
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from examples.models import UnitExample
+from tryouts.models import UnitExample
 
 
 @admin.register(UnitExample)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from ninja import Router, Schema
 
 from accounts.api_auth import ErrorOut, caller
-from examples.presenters import example_as_dict
-from examples.selectors import example_for_caller, unit_for_caller
-from examples.services import (
+from tryouts.presenters import example_as_dict
+from tryouts.selectors import example_for_caller, unit_for_caller
+from tryouts.services import (
     ExampleError,
     ExampleRefused,
     example_cancel,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from examples.models import UnitExample
+from tryouts.models import UnitExample
 
 
 def example_as_dict(example: UnitExample) -> dict:

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from examples.models import UnitExample
 from indexing.models import CodeUnit
 from indexing.selectors import active_units, repositories_visible_to
+from tryouts.models import UnitExample
 
 
 def example_for_caller(*, example_id: int, user) -> UnitExample | None:

@@ -17,8 +17,6 @@ from django.utils import timezone
 from agents.errors import LLMError
 from agents.llm import LLMClient, configured_model, get_llm_client
 from agents.prompts import EXAMPLE_WRITE
-from examples.models import UnitExample
-from examples.writer import ExampleWriter, FoundUnit, Outcome
 from indexing.checkout import materialize, module_of
 from indexing.models import CodeUnit
 from indexing.selectors import active_units
@@ -26,6 +24,8 @@ from reporift.dispatch import send_task
 from sandbox import get_sandbox, limits
 from sandbox.base import Sandbox
 from search.ratelimit import llm_refusal
+from tryouts.models import UnitExample
+from tryouts.writer import ExampleWriter, FoundUnit, Outcome
 
 Status = UnitExample.Status
 
@@ -119,7 +119,7 @@ def _user_or_none(user):
 
 
 def _send(example_id: int) -> None:
-    from examples.tasks import example_task
+    from tryouts.tasks import example_task
 
     send_task(example_task, example_id)
 

@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from examples.services import example_execute
+from tryouts.services import example_execute
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

@@ -1,8 +1,8 @@
 from django.urls import path
 
-from examples import views
+from tryouts import views
 
-app_name = "examples"
+app_name = "tryouts"
 urlpatterns = [
     path("units/<int:unit_id>/", views.example_start, name="start"),
     path("<int:example_id>/", views.example_state, name="state"),

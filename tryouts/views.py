@@ -5,8 +5,8 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from examples.selectors import example_for_caller, unit_for_caller
-from examples.services import (
+from tryouts.selectors import example_for_caller, unit_for_caller
+from tryouts.services import (
     ExampleError,
     ExampleRefused,
     example_cancel,
@@ -16,7 +16,7 @@ from examples.services import (
 
 def _fragment(request, example=None, error: str = "", status: int = 200):
     return render(
-        request, "examples/_example.html", {"example": example, "error": error}, status=status
+        request, "tryouts/_example.html", {"example": example, "error": error}, status=status
     )
 
 

@@ -21,7 +21,8 @@ from agents.programs import (
     runnable_test,
 )
 from agents.prompts import EXAMPLE_FIX, EXAMPLE_RECHECK, EXAMPLE_WRITE, Prompt, code_block
-from examples.harness import (
+from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
+from tryouts.harness import (
     ModuleFacts,
     describe,
     import_missing,
@@ -30,7 +31,6 @@ from examples.harness import (
     show_compared_values,
     whole_statements,
 )
-from sandbox.base import Execution, Limits, Sandbox, SandboxUnavailable
 
 CODE_CHARS = 3000
 OUTPUT_CHARS = 1200  # of a run's printed output, shown to the model to correct its checks

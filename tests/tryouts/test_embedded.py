@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agents.llm import get_llm_client
-from examples.models import UnitExample
-from examples.services import example_request
 from indexing.selectors import active_units
+from tryouts.models import UnitExample
+from tryouts.services import example_request
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

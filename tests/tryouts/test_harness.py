@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from examples.harness import (
+from tryouts.harness import (
     describe,
     import_missing,
     module_facts,
@@ -13,7 +13,7 @@ from examples.harness import (
     show_compared_values,
     whole_statements,
 )
-from examples.writer import FoundUnit
+from tryouts.writer import FoundUnit
 
 SOURCE = textwrap.dedent(
     """

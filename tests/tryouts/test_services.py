@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from examples import services
-from examples.models import UnitExample
-from examples.services import ExampleError, example_cancel, example_execute, example_request
 from indexing.selectors import active_units
 from indexing.services import index_run_execute, index_run_start, repository_create
 from tests.conftest import SAMPLE_FILES
-from tests.examples.test_writer import GOOD
 from tests.support.scripted_llm import ScriptedLLM
+from tests.tryouts.test_writer import GOOD
+from tryouts import services
+from tryouts.models import UnitExample
+from tryouts.services import ExampleError, example_cancel, example_execute, example_request
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agents.errors import LLMError
-from examples.writer import ExampleWriter, FoundUnit, check_example, failed_check
 from sandbox.base import Limits
 from sandbox.bubblewrap import BubblewrapSandbox
 from tests.support.scripted_llm import ScriptedLLM
+from tryouts.writer import ExampleWriter, FoundUnit, check_example, failed_check
 
 pytestmark = pytest.mark.slow
 
