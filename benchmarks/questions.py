@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from search.evaluation.metrics import CI_KEYS
+from search.evaluation.metrics import reported_keys
 from search.evaluation.stats import paired_difference
 
 
@@ -61,9 +61,15 @@ def compare(base: dict, new: dict) -> dict:
         kind: [i for i in shared if kinds[i] == kind]
         for kind in sorted(set(kinds.values()) - {None})
     }
+    # File figures are compared where both reports computed them.
+    shared_keys = [
+        key
+        for key in reported_keys(base["per_query"][0]["metrics"])
+        if key in new["per_query"][0]["metrics"]
+    ]
     out: dict = {}
     for group, ids in groups.items():
-        keys = [*CI_KEYS, *(["definition_first"] if group == "symbol" else [])]
+        keys = [*shared_keys, *(["definition_first"] if group == "symbol" else [])]
         row: dict = {"n_queries": len(ids)}
         for key in keys:
             before, after = _values(base, key, ids), _values(new, key, ids)
@@ -79,21 +85,29 @@ def compare(base: dict, new: dict) -> dict:
     return out
 
 
+def _cell(figure: dict) -> str:
+    low, high = figure["ci95"]
+    return (
+        f"{figure['base']:.3f} → {figure['new']:.3f} "
+        f"| {figure['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    )
+
+
 def markdown(comparison: dict, base_name: str, new_name: str) -> str:
+    files = "file_recall@10" in comparison["all"]
     lines = [
         f"| queries | n | NDCG@10 {base_name} | NDCG@10 {new_name} | Δ NDCG@10 [95%] "
-        "| S@1 | Δ S@1 [95%] | MRR | Δ MRR [95%] |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| S@1 | Δ S@1 [95%] | MRR | Δ MRR [95%] |"
+        + (" file recall@10 | Δ [95%] | files@10 | Δ [95%] |" if files else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if files else ""),
     ]
     for group, row in comparison.items():
-        n, s1, mrr = row["ndcg@10"], row["success@1"], row["mrr"]
+        n = row["ndcg@10"]
         lines.append(
             f"| {group} | {row['n_queries']} | {n['base']:.3f} | {n['new']:.3f} "
             f"| {n['difference']:+.3f} [{n['ci95'][0]:+.3f}, {n['ci95'][1]:+.3f}] "
-            f"| {s1['base']:.3f} → {s1['new']:.3f} "
-            f"| {s1['difference']:+.3f} [{s1['ci95'][0]:+.3f}, {s1['ci95'][1]:+.3f}] "
-            f"| {mrr['base']:.3f} → {mrr['new']:.3f} "
-            f"| {mrr['difference']:+.3f} [{mrr['ci95'][0]:+.3f}, {mrr['ci95'][1]:+.3f}] |"
+            f"| {_cell(row['success@1'])} | {_cell(row['mrr'])} |"
+            + (f" {_cell(row['file_recall@10'])} | {_cell(row['files@10'])} |" if files else "")
         )
     return "\n".join(lines)
 

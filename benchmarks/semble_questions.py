@@ -66,6 +66,8 @@ import numpy as np  # noqa: E402  (imported here, before --site-packages can sha
 from search.evaluation.dataset_types import EvalDataset, EvalQuery, GoldUnit  # noqa: E402
 from search.evaluation.metrics import (  # noqa: E402
     CI_KEYS,
+    FILE_KEYS,
+    file_metrics,
     kind_summary,
     query_metrics,
     report_figures,
@@ -329,6 +331,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         relevances, primary = judge(units, query.gold)
         metrics.append(
             query_metrics(relevances, [g.relevance for g in query.gold], k=args.k, primary=primary)
+            | file_metrics([u.path for u in units], [(g.path, g.primary) for g in query.gold])
         )
         latencies.append(latency)
         entry: dict[str, Any] = {"id": query.query_id, "kind": query.kind}
@@ -352,7 +355,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                     }
                     for u, r, rel, p in zip(units, results, relevances, primary, strict=True)
                 ],
-                "metrics": {key: metrics[-1][key] for key in CI_KEYS},
+                "metrics": {key: metrics[-1][key] for key in (*CI_KEYS, *FILE_KEYS)},
                 "latency_ms": round(latency, 2),
             }
         )

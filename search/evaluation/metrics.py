@@ -14,6 +14,10 @@ from typing import Any
 # Every report's figures, and those reported with a 95% interval and compared pairwise.
 METRIC_KEYS = ("success@1", "success@5", "success@10", "mrr", "ndcg@10", "map@10", "recall@10")
 CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
+# Where a question's answer is a set of files to read: how many distinct files holding a target
+# the first ten show, and the share of the primary targets' files among them. Reported (with
+# intervals, per kind, paired) wherever a report's per-query metrics hold them.
+FILE_KEYS = ("files@10", "file_recall@10")
 
 
 def success_at(relevances: Sequence[float], k: int) -> float:
@@ -56,6 +60,27 @@ def recall_at(relevances: Sequence[float], k: int, n_relevant: int) -> float:
     if n_relevant <= 0:
         return 0.0
     return sum(1 for r in relevances[:k] if r > 0) / n_relevant
+
+
+def file_metrics(
+    result_paths: Sequence[str], gold_files: Sequence[tuple[str, bool]], k: int = 10
+) -> dict[str, float]:
+    """`result_paths`: the files of the ranked results, best first; `gold_files`: each target's
+    (file, primary). `files@10` counts the distinct files of the first ten that hold any target,
+    `file_recall@10` is the share of the primary targets' distinct files among them."""
+    shown = set(result_paths[:k])
+    relevant = {path for path, _ in gold_files}
+    primary = {path for path, is_primary in gold_files if is_primary}
+    return {
+        "files@10": float(len(shown & relevant)),
+        "file_recall@10": len(shown & primary) / len(primary) if primary else 0.0,
+    }
+
+
+def reported_keys(metrics: dict[str, float]) -> tuple[str, ...]:
+    """The keys reported with intervals for a query's metrics: CI_KEYS, and FILE_KEYS where
+    the report computed them (older reports and sets without files have none)."""
+    return (*CI_KEYS, *(key for key in FILE_KEYS if key in metrics))
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -108,11 +133,12 @@ def report_figures(
     from search.evaluation.stats import bootstrap_ci
 
     summary = mean_metrics(metrics)
+    keys = reported_keys(metrics[0]) if metrics else CI_KEYS
     return {
         **{key: round(summary.get(key, 0.0), 4) for key in (*METRIC_KEYS, f"success@{k}")},
+        **{key: round(summary[key], 4) for key in keys if key not in CI_KEYS},
         "ci95": {
-            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]]
-            for key in CI_KEYS
+            key: [round(x, 4) for x in bootstrap_ci([m[key] for m in metrics])[1:]] for key in keys
         },
         "latency_ms": {
             "p50": round(percentile(latencies, 50), 2),
@@ -124,13 +150,14 @@ def report_figures(
 
 
 def kind_summary(per_query: Sequence[dict[str, Any]], kind: str) -> dict[str, Any]:
-    """The CI_KEYS figures, with intervals, of one kind of question in a report's per-query
-    entries; for symbol rows also how often a definition of the name came first."""
+    """The reported figures (`reported_keys`), with intervals, of one kind of question in a
+    report's per-query entries; for symbol rows also how often a definition of the name came
+    first."""
     from search.evaluation.stats import bootstrap_ci
 
     entries = [e for e in per_query if e.get("kind") == kind]
     out: dict[str, Any] = {"n_queries": len(entries)}
-    for key in CI_KEYS:
+    for key in reported_keys(entries[0]["metrics"]) if entries else CI_KEYS:
         mean, low, high = bootstrap_ci([e["metrics"][key] for e in entries])
         out[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
     if kind == "symbol":

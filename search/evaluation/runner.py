@@ -10,12 +10,15 @@ from typing import Any
 from tqdm import tqdm
 
 from indexing.models import Repository
+from search.evaluation.breakdown import by_language
 from search.evaluation.corpora import prepare_corpus, snippet_filename, snippet_id_from_path
 from search.evaluation.datasets import EvalDataset, EvalQuery, GoldUnit
 from search.evaluation.execution import ExecutionJudge, execution_judge
 from search.evaluation.metrics import (
     CI_KEYS,
+    FILE_KEYS,
     METRIC_KEYS,
+    file_metrics,
     kind_summary,
     query_metrics,
     report_figures,
@@ -157,8 +160,13 @@ def _evaluate(
             # Every passing result is a right answer; the ideal ranking has them all first.
             gold_relevances = [1.0] * max(1, int(sum(relevances)))
             primary = [bool(r) for r in relevances]
-        metrics.append(query_metrics(relevances, gold_relevances, k=k, primary=primary))
+        metrics.append(
+            query_metrics(relevances, gold_relevances, k=k, primary=primary)
+            | file_metrics([row["path"] for row in rows], [(g.path, g.primary) for g in query.gold])
+        )
         entry = {"id": query.query_id, "kind": query.kind} if query.kind else {}
+        if query.language:
+            entry["language"] = query.language
         if query.kind == "symbol":
             entry["definition_first"] = defines_first(query.query, response.results)
         per_query.append(
@@ -168,7 +176,7 @@ def _evaluate(
                 "gold": [g.as_json() for g in query.gold],
                 "results": rows,
                 "gold_found_by": found_by,
-                "metrics": {key: metrics[-1][key] for key in CI_KEYS},
+                "metrics": {key: metrics[-1][key] for key in (*CI_KEYS, *FILE_KEYS)},
                 "mode_used": response.mode_used,
                 "ordered_by": response.ordered_by,
                 "timings_ms": response.timings_ms,
@@ -177,6 +185,7 @@ def _evaluate(
         )
     kinds = sorted({entry["kind"] for entry in per_query if "kind" in entry})
     by_kind = {kind: kind_summary(per_query, kind) for kind in kinds}
+    languages = by_language(per_query)
     return {
         "dataset": dataset.name,
         "format": dataset.format,
@@ -187,6 +196,7 @@ def _evaluate(
         "corpus_units": {key: r.active_run.units_total for key, r in repositories.items()},
         **report_figures(metrics, latencies, k=k),
         **({"by_kind": by_kind} if by_kind else {}),
+        **({"by_language": languages} if languages else {}),
         "per_query": per_query,
     }
 

@@ -3,7 +3,7 @@ questions), overall only where they have none (CoSQA)."""
 
 import pytest
 
-from benchmarks.questions import compare
+from benchmarks.questions import compare, markdown
 
 
 def report(values: dict[str, float], kinds: dict[str, str] | None = None) -> dict:
@@ -44,3 +44,18 @@ def test_rows_without_kinds_are_compared_overall():
 def test_reports_of_other_queries_are_refused():
     with pytest.raises(SystemExit):
         compare(report({"q1": 1.0}), report({"q2": 1.0}))
+
+
+def test_file_figures_are_compared_where_both_reports_have_them():
+    base, new = report({"q1": 0.5, "q2": 0.5}), report({"q1": 0.5, "q2": 0.5})
+    for row, recall in zip(base["per_query"], (0.5, 0.0), strict=True):
+        row["metrics"] |= {"files@10": 1.0, "file_recall@10": recall}
+    for row in new["per_query"]:
+        row["metrics"] |= {"files@10": 2.0, "file_recall@10": 1.0}
+    out = compare(base, new)
+    assert out["all"]["file_recall@10"]["difference"] == pytest.approx(0.75)
+    assert out["all"]["files@10"]["new"] == 2.0
+    assert "| 0.250 → 1.000 | +0.750" in markdown(out, "base", "new")
+    # An older report without them: compared on the other figures only.
+    out = compare(report({"q1": 0.5, "q2": 0.5}), new)
+    assert "file_recall@10" not in out["all"] and "file recall" not in markdown(out, "a", "b")

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from search.evaluation.datasets import FORMATS, DatasetError, load_dataset
+from search.evaluation.metrics import FILE_KEYS
 from search.evaluation.questions import PARTS
 from search.evaluation.report import (
     ablation_plot,
@@ -85,9 +86,14 @@ class Command(BaseCommand):
                 report["phase"] = phase or 2
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
-        summary = {key: report[key] for key in ("n_queries", *METRIC_KEYS, "ci95")}
-        if "by_kind" in report:
-            summary["by_kind"] = report["by_kind"]
+        summary = {
+            key: report[key]
+            for key in ("n_queries", *METRIC_KEYS, *FILE_KEYS, "ci95")
+            if key in report
+        }
+        for breakdown in ("by_kind", "by_language"):
+            if breakdown in report:
+                summary[breakdown] = report[breakdown]
         self.stdout.write(json.dumps(summary | {"latency_ms": report["latency_ms"]}, indent=2))
         if ablate:
             self.stdout.write(ablation_table(report["ablation"]))

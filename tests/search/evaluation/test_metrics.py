@@ -5,12 +5,15 @@ import pytest
 from search.evaluation.metrics import (
     average_precision_at,
     dcg_at,
+    file_metrics,
+    kind_summary,
     mean_metrics,
     ndcg_at,
     percentile,
     query_metrics,
     recall_at,
     reciprocal_rank,
+    report_figures,
     success_at,
 )
 
@@ -100,3 +103,32 @@ def test_mean_and_percentile():
     assert percentile([10], 95) == 10
     assert percentile([], 50) == 0.0
     assert percentile(list(range(101)), 95) == 95
+
+
+def test_file_metrics_count_distinct_files_and_the_primary_files_found():
+    gold = [("a.py", True), ("a.py", True), ("b.py", True), ("c.py", False)]
+    shown = ["a.py", "a.py", "c.py", "x.py"] + ["y.py"] * 6 + ["b.py"]  # b.py is 11th
+    figures = file_metrics(shown, gold)
+    # a.py and c.py hold targets; of the primary files (a.py, b.py) only a.py is in the ten.
+    assert figures == {"files@10": 2.0, "file_recall@10": 0.5}
+    assert file_metrics(shown, gold, k=11)["file_recall@10"] == 1.0
+    assert file_metrics([], [("a.py", False)]) == {"files@10": 0.0, "file_recall@10": 0.0}
+
+
+def test_reports_give_file_figures_intervals_only_where_computed():
+    with_files = [
+        {
+            "success@1": 1.0,
+            "success@10": 1.0,
+            "mrr": 1.0,
+            "ndcg@10": 1.0,
+            "files@10": 2.0,
+            "file_recall@10": 0.5,
+        }
+    ] * 3
+    figures = report_figures(with_files, [1.0, 2.0, 3.0], k=10)
+    assert figures["file_recall@10"] == 0.5 and "files@10" in figures["ci95"]
+    without = [{k: v for k, v in m.items() if "file" not in k} for m in with_files]
+    assert "files@10" not in report_figures(without, [1.0], k=10)["ci95"]
+    entries = [{"kind": "architecture", "metrics": m} for m in with_files]
+    assert kind_summary(entries, "architecture")["files@10"]["mean"] == 2.0
