@@ -28,11 +28,12 @@ from django.utils import timezone
 
 from indexing.documents import collect_document_chunks
 from indexing.embedding import get_embedder
+from indexing.file_selection import iter_source_files
 from indexing.generations import collect_garbage, delete_file_versions
 from indexing.lexical import drop_lexical_index, lexical_index_for_run
 from indexing.models import CodeUnit, DocumentChunk, FileVersion, IndexChunk, IndexRun
 from indexing.parsing import PARSER_VERSION
-from indexing.sources import Source, iter_python_files
+from indexing.sources import Source
 from indexing.static_tier import get_static_embedder, phase1_embedder, static_model_id
 from indexing.store import VectorStoreUnavailable, drop_model_vectors, get_vector_store
 from indexing.unit_vectors import forget_embedded
@@ -93,8 +94,12 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         for path, text in collect_document_chunks(fetched.root)
     )
     active = _active_versions(repository)
-    entries = iter_python_files(
-        fetched.root, max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"], warnings=warnings
+    entries = iter_source_files(
+        fetched.root,
+        max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"],
+        max_files=settings.REPORIFT["MAX_FILES"],
+        warnings=warnings,
+        gitignore=fetched.gitignore,
     )
     reused, present, unembedded = [], set(), []
     writer = _VersionWriter(run)

@@ -27,7 +27,7 @@ SKIPPED_DIRS = frozenset(
         ".venv",
         "venv",
         "env",
-        "node_modules",
+        "node_modules",  # vendored: indexing.file_selection counts what it skips there
         "build",
         "dist",
         "site-packages",
@@ -37,6 +37,11 @@ SKIPPED_DIRS = frozenset(
         ".mypy_cache",
         ".pytest_cache",
         ".eggs",
+        ".ruff_cache",
+        ".next",
+        ".nuxt",
+        ".gradle",
+        ".terraform",
     }
 )
 
@@ -62,6 +67,9 @@ class FetchedSource:
     root: Path
     commit_sha: str = ""
     warnings: list[str] = field(default_factory=list)
+    # A directory on disk is a working tree: what its .gitignore files ignore (environments,
+    # build outputs, downloaded data) is no part of it. A clone or an archive has no such files.
+    gitignore: bool = False
 
 
 @runtime_checkable
@@ -81,7 +89,7 @@ class LocalDirectorySource:
         root = Path(self.path).expanduser().resolve()
         if not root.is_dir():
             raise SourceError(f"not a directory: {self.path}")
-        return FetchedSource(root=root, commit_sha=_git_head(root))
+        return FetchedSource(root=root, commit_sha=_git_head(root), gitignore=True)
 
 
 @dataclass
@@ -290,28 +298,10 @@ class SourceFileEntry:
 def iter_python_files(
     root: Path, *, max_file_bytes: int, warnings: list[str]
 ) -> Iterator[SourceFileEntry]:
-    """Python files under `root`, sorted, skipping vendored/generated folders, links and files
-    over the size limit (each skip that a user would want to know about becomes a warning)."""
-    root = root.resolve()
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not d.endswith(".egg-info")
-            # A package named like a build or environment folder (pip's
-            # `_internal/operations/build/`) is source, not output.
-            and (d not in SKIPPED_DIRS or (Path(directory) / d / "__init__.py").is_file())
-        )
-        for filename in sorted(filenames):
-            if not filename.endswith(".py"):
-                continue
-            absolute = Path(directory) / filename
-            relative = absolute.relative_to(root).as_posix()
-            if absolute.is_symlink():
-                warnings.append(f"{relative}: symbolic link skipped")
-                continue
-            size = absolute.stat().st_size
-            if size > max_file_bytes:
-                warnings.append(f"{relative}: {size} bytes, over the {max_file_bytes} limit")
-                continue
-            yield SourceFileEntry(path=relative, absolute=absolute, size=size)
+    """Only the Python files of `indexing.file_selection.iter_source_files`, for the benchmark
+    scripts that measure Python corpora; indexing itself reads every language and format."""
+    from indexing.file_selection import iter_source_files
+
+    for entry in iter_source_files(root, max_file_bytes=max_file_bytes, warnings=warnings):
+        if entry.path.endswith(".py"):
+            yield entry

@@ -2,17 +2,21 @@
 and `reporift mcp --path DIR`.
 
 The tree becomes a private repository named after its folder and a hash of its absolute path.
-Every call first compares the tree's fingerprint (each Python file's path, size and mtime, which
+Every call first compares the tree's fingerprint (each indexed file's path, size and mtime, which
 costs a directory walk and no reads) with the one indexed last; when it differs, an index run
 brings the index up to date, and that run is incremental like any other (only files whose bytes
 changed are parsed and embedded). The first call indexes everything: phase 1 (static vectors)
-makes it searchable, phase 2 follows as the caller chooses.
+makes it searchable, phase 2 follows as the caller chooses: `search --path` answers and exits,
+leaving phase 2 to a detached process (`phase2_detached`) that outlives it; a later call that
+finds phase 2 still waiting (that process killed, the machine restarted) starts another.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Literal
@@ -20,6 +24,7 @@ from typing import Literal
 from django.conf import settings
 from django.utils.text import slugify
 
+from indexing.file_selection import iter_source_files
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
 from indexing.phase2 import waiting
@@ -30,7 +35,6 @@ from indexing.services import (
     phase2_start,
     repository_create,
 )
-from indexing.sources import iter_python_files
 
 _refresh_lock = threading.Lock()
 
@@ -54,10 +58,17 @@ def working_tree_repository(*, path: str | Path) -> Repository:
 
 
 def fingerprint(root: Path) -> str:
-    """What changes when a Python file is edited, added or deleted (size and mtime in ns)."""
+    """What changes when an indexed file is edited, added or deleted (size and mtime in ns):
+    the files an index run takes (`indexing.file_selection`, .gitignore honoured)."""
     digest = hashlib.sha256()
-    limit = settings.REPORIFT["MAX_FILE_BYTES"]
-    for entry in iter_python_files(root, max_file_bytes=limit, warnings=[]):
+    conf = settings.REPORIFT
+    for entry in iter_source_files(
+        root,
+        max_file_bytes=conf["MAX_FILE_BYTES"],
+        max_files=conf["MAX_FILES"],
+        warnings=[],
+        gitignore=True,
+    ):
         stat = entry.absolute.stat()
         digest.update(f"{entry.path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
@@ -88,6 +99,34 @@ def refresh(
             elif phase2 == "now":
                 phase2_execute(run_id=active.pk)
         return run
+
+
+def phase2_detached(repository: Repository) -> IndexRun | None:
+    """Start the active run's phase 2 in a process of its own, unless none is waiting (done, or
+    a live process has it: its heartbeat is fresh); the run it started, or None. Two callers
+    racing here start two processes, and the phase's claim lets one of them work."""
+    repository.refresh_from_db()
+    active = repository.active_run
+    if active is None or not waiting(active):
+        return None
+    _spawn(["phase2", repository.name])
+    return active
+
+
+def _spawn(arguments: list[str]) -> None:
+    """`reporift ARGUMENTS` in a new session (a terminal's Ctrl-C or closing does not reach it),
+    its output in the data dir's logs."""
+    logs = Path(settings.DATA_DIR) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "phase2.log", "ab") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "reporift.cli", *arguments],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=settings.BASE_DIR,  # `-m` puts the folder first on sys.path: not the tree's
+        )
 
 
 def _state_file(repository: Repository) -> Path:

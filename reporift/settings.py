@@ -271,6 +271,8 @@ REPORIFT = {
     ),
     "WORK_DIR": str(DATA_DIR / "work"),
     "MAX_FILE_BYTES": env_int("REPORIFT_MAX_FILE_BYTES", 2 * 1024 * 1024),
+    # Files indexed from one tree at most; the rest are left out, with a warning that counts them.
+    "MAX_FILES": env_int("REPORIFT_MAX_FILES", 50_000),
     "MAX_ARCHIVE_FILES": env_int("REPORIFT_MAX_ARCHIVE_FILES", 20_000),
     "MAX_ARCHIVE_BYTES": env_int("REPORIFT_MAX_ARCHIVE_BYTES", 500 * 1024 * 1024),
     "MAX_COMPRESSION_RATIO": env_int("REPORIFT_MAX_COMPRESSION_RATIO", 200),
