@@ -1,0 +1,185 @@
+"""Code languages: one `LanguageSpec` of data per language, and the registry.
+
+Every language is parsed by one language-neutral routine (`indexing.code_units`) driven by
+this data: the grammar wheel to load, a tags.scm-style definition query (the wheel's own
+`queries/tags.scm`, read from the installed package at run time, extended or replaced by a
+query of our own), which definition captures are types, the qualname separator and the doc
+comment rules. Adding a language means adding one small module here and listing it below.
+
+Query captures the extractor reads (the tags.scm conventions, plus two of our own):
+- `@definition.<kind>` the definition node; `<kind>` in `TYPE_KINDS` makes a class unit (its
+  definitions inside are methods), in `FUNCTION_KINDS` a function or method, any other kind
+  (constant, variable, field...) names what a module block defines;
+- `@name` its name; `@scope` (ours) the type a definition belongs to when it is written outside
+  it (a Go receiver, C++ `Foo::bar`, Lua `Timer.new`); `@arguments` (ours) the parameter node
+  whose count makes an Elixir-style arity suffix (`map/2`);
+- `@reference.call` with `@name`: a call, handed to the innermost unit around it.
+
+Python is registered too (`python`, `.py`/`.pyi`) but keeps its own parser (indexing.parsing).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path, PurePosixPath
+
+from tree_sitter import Language
+
+TYPE_KINDS = frozenset(
+    {
+        "class",
+        "interface",
+        "module",
+        "type",
+        "enum",
+        "object",
+        "struct",
+        "trait",
+        "impl",
+        "protocol",
+        "union",
+    }
+)
+FUNCTION_KINDS = frozenset({"function", "method", "macro", "constructor"})
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str
+    extensions: tuple[str, ...]  # with the dot, lower case
+    grammar: str  # the grammar wheel's package, e.g. "tree_sitter_go"
+    loader: str = "language"  # the function in it that returns the language pointer
+    filenames: tuple[str, ...] = ()  # exact file names (`Rakefile`)
+    wheel_tags: tuple[str, ...] = ()  # grammar packages whose queries/tags.scm to use
+    wheel_calls: bool = True  # keep the wheel query's @reference.call patterns
+    query: str = ""  # our own patterns, added after the wheel's
+    separator: str = "."
+    ignore_types: frozenset[str] = frozenset()  # definition node types to drop (namespaces)
+    # Parents that wrap a definition and belong to its span (`export`, `template<...>`).
+    wrapper_types: frozenset[str] = frozenset()
+    # Siblings just above a definition that belong to it (attributes, signatures, @spec).
+    attached_types: frozenset[str] = frozenset()
+    attached_prefixes: tuple[str, ...] = ()  # ...or whose text starts so (`@spec`, `@impl`)
+    # Doc comments: lines right above the definition starting with one of these (after
+    # indentation), or block comments opened with one of `doc_blocks`.
+    doc_lines: tuple[str, ...] = ()
+    doc_blocks: tuple[str, ...] = ("/**",)
+    doc_attributes: tuple[str, ...] = ()  # a sibling attribute holding the doc (`@doc`)
+    body_doc_attributes: tuple[str, ...] = ()  # first statement of a type's body (`@moduledoc`)
+    # A file-level comment at the top that describes the file (`//!`, a Go package comment).
+    module_doc_lines: tuple[str, ...] = ()
+    module_doc_blocks: tuple[str, ...] = ("/**",)
+    merge_clauses: bool = False  # adjacent same-name definitions are one unit (Haskell, Elixir)
+    arity_suffix: bool = False  # name/arity (Elixir)
+    comment_types: frozenset[str] = frozenset({"comment", "line_comment", "block_comment"})
+
+    def language(self) -> Language:
+        return _language(self.grammar, self.loader)
+
+    def query_text(self) -> str:
+        parts = [_wheel_tags(grammar) for grammar in self.wheel_tags]
+        return "\n".join([*parts, self.query])
+
+
+@cache
+def _language(grammar: str, loader: str) -> Language:
+    return Language(getattr(importlib.import_module(grammar), loader)())
+
+
+@cache
+def _wheel_tags(grammar: str) -> str:
+    """The installed grammar wheel's own `queries/tags.scm` (read in place, never copied)."""
+    package = importlib.import_module(grammar)
+    return (Path(package.__file__).parent / "queries" / "tags.scm").read_text(encoding="utf-8")
+
+
+def _specs() -> list[LanguageSpec]:
+    from indexing.languages import (
+        bash,
+        c,
+        cpp,
+        csharp,
+        elixir,
+        go,
+        haskell,
+        java,
+        javascript,
+        kotlin,
+        lua,
+        php,
+        python,
+        ruby,
+        rust,
+        scala,
+        swift,
+        typescript,
+        zig,
+    )
+
+    modules = (python, javascript, typescript, go, java, kotlin, scala, csharp, php, ruby, rust)
+    modules += (swift, c, cpp, elixir, haskell, lua, bash, zig)
+    return [spec for module in modules for spec in module.SPECS]
+
+
+@dataclass
+class _Registry:
+    by_name: dict[str, LanguageSpec] = field(default_factory=dict)
+    by_extension: dict[str, LanguageSpec] = field(default_factory=dict)
+    by_filename: dict[str, LanguageSpec] = field(default_factory=dict)
+
+
+@cache
+def _registry() -> _Registry:
+    registry = _Registry()
+    for spec in _specs():
+        registry.by_name[spec.name] = spec
+        for extension in spec.extensions:
+            registry.by_extension[extension] = spec
+        for filename in spec.filenames:
+            registry.by_filename[filename] = spec
+    return registry
+
+
+def language_for_path(path: str) -> LanguageSpec | None:
+    """The code language of a file, by its exact name or its extension (`.h` is C)."""
+    name = PurePosixPath(path).name
+    registry = _registry()
+    spec = registry.by_filename.get(name)
+    if spec is not None:
+        return spec
+    suffix = PurePosixPath(name.lower()).suffix
+    return registry.by_extension.get(suffix) if suffix else None
+
+
+def language_named(name: str) -> LanguageSpec | None:
+    return _registry().by_name.get(name)
+
+
+def all_languages() -> list[LanguageSpec]:
+    return list(_registry().by_name.values())
+
+
+CODE_LANGUAGES = (
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "java",
+    "kotlin",
+    "scala",
+    "csharp",
+    "php",
+    "ruby",
+    "rust",
+    "swift",
+    "c",
+    "cpp",
+    "elixir",
+    "haskell",
+    "lua",
+    "bash",
+    "zig",
+)

@@ -1,0 +1,24 @@
+"""Bash and sh: the wheel has no tags.scm; functions are the units, `#` comments above docs,
+and a comment under the shebang describes the script."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(function_definition name: (word) @name) @definition.function
+(command name: (command_name (word) @name)) @reference.call
+(variable_assignment name: (variable_name) @name) @definition.variable
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="bash",
+        extensions=(".sh", ".bash", ".zsh", ".ksh"),
+        filenames=(".bashrc", ".bash_profile", ".profile", ".zshrc"),
+        grammar="tree_sitter_bash",
+        query=QUERY,
+        doc_lines=("#",),
+        doc_blocks=(),
+        module_doc_lines=("#",),
+        module_doc_blocks=(),
+    )
+]

@@ -1,0 +1,31 @@
+"""C (`.c` and `.h`): ours (the wheel's tags.scm marks the declarator, not the definition,
+and counts prototypes); the comment right above a definition is its doc."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.union
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.constant
+(translation_unit (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.prototype)
+(preproc_function_def name: (identifier) @name) @definition.macro
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="c",
+        extensions=(".c", ".h"),
+        grammar="tree_sitter_c",
+        query=QUERY,
+        doc_lines=("///", "//"),
+        doc_blocks=("/*",),
+        module_doc_blocks=(),
+    )
+]

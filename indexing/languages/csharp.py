@@ -1,0 +1,28 @@
+"""C#: the wheel ships no queries; ours. `///` XML doc comments (tags dropped from the text);
+namespaces qualify nothing, as Java packages do not."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(class_declaration name: (identifier) @name) @definition.class
+(struct_declaration name: (identifier) @name) @definition.struct
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.constructor
+(local_function_statement name: (identifier) @name) @definition.function
+(invocation_expression function: (identifier) @name) @reference.call
+(invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.call
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="csharp",
+        extensions=(".cs",),
+        grammar="tree_sitter_c_sharp",
+        query=QUERY,
+        attached_types=frozenset({"attribute_list"}),
+        doc_lines=("///",),
+    )
+]

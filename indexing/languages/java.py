@@ -1,0 +1,21 @@
+"""Java: the wheel's tags.scm, plus enums, records, annotation types and constructors."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(constructor_declaration name: (identifier) @name) @definition.method
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="java",
+        extensions=(".java",),
+        grammar="tree_sitter_java",
+        wheel_tags=("tree_sitter_java",),
+        query=QUERY,
+        doc_lines=("///",),
+    )
+]

@@ -1,0 +1,24 @@
+"""JavaScript: the wheel's tags.scm, plus constructors (it leaves them out) and JSDoc."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(method_definition name: (_) @name) @definition.method
+(class_declaration name: (_) @name) @definition.class
+(call_expression function: (identifier) @name) @reference.call
+"""
+WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+
+SPECS = [
+    LanguageSpec(
+        name="javascript",
+        extensions=(".js", ".mjs", ".cjs", ".jsx"),
+        grammar="tree_sitter_javascript",
+        wheel_tags=("tree_sitter_javascript",),
+        query=QUERY,
+        wrapper_types=WRAPPERS,
+        attached_types=frozenset({"decorator"}),
+        doc_lines=("///",),
+        module_doc_blocks=("/**",),
+    )
+]

@@ -1,0 +1,24 @@
+"""Kotlin: the wheel ships no queries; ours. KDoc `/** */` comments."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(class_declaration name: (_) @name) @definition.class
+(object_declaration name: (_) @name) @definition.object
+(companion_object) @definition.object
+(function_declaration name: (_) @name) @definition.function
+(secondary_constructor) @definition.constructor
+(property_declaration (variable_declaration (identifier) @name)) @definition.variable
+(call_expression (identifier) @name) @reference.call
+(call_expression (navigation_expression (identifier) @name .)) @reference.call
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="kotlin",
+        extensions=(".kt", ".kts"),
+        grammar="tree_sitter_kotlin",
+        query=QUERY,
+        doc_lines=("///",),
+    )
+]

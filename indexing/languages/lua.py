@@ -1,0 +1,23 @@
+"""Lua: the wheel's tags.scm, plus the table a function is defined on (`Timer.new`,
+`Timer:expired` are methods of `Timer`); `---` and `--` comments above are docs."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(function_declaration name: (dot_index_expression table: (_) @scope field: (identifier) @name)) @definition.method
+(function_declaration name: (method_index_expression table: (_) @scope method: (identifier) @name)) @definition.method
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="lua",
+        extensions=(".lua",),
+        grammar="tree_sitter_lua",
+        wheel_tags=("tree_sitter_lua",),
+        query=QUERY,
+        doc_lines=("--",),
+        doc_blocks=("--[[",),
+        module_doc_lines=("---",),
+        module_doc_blocks=("--[[",),
+    )
+]

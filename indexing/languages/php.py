@@ -1,0 +1,24 @@
+"""PHP: the wheel's tags.scm (namespaces qualify nothing), plus enums; `Foo::bar` qualnames."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(enum_declaration name: (name) @name) @definition.enum
+(const_element (name) @name) @definition.constant
+(function_call_expression function: (name) @name) @reference.call
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="php",
+        extensions=(".php", ".phtml", ".php5", ".php7", ".phpt"),
+        grammar="tree_sitter_php",
+        loader="language_php",
+        wheel_tags=("tree_sitter_php",),
+        query=QUERY,
+        separator="::",
+        ignore_types=frozenset({"namespace_definition", "property_declaration"}),
+        attached_types=frozenset({"attribute_list"}),
+        doc_lines=("///",),
+    )
+]

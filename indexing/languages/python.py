@@ -1,0 +1,9 @@
+"""Python: registered for lookup only; parsed by its own walker (indexing.python_units)."""
+
+from indexing.languages import LanguageSpec
+
+SPECS = [
+    LanguageSpec(
+        name="python", extensions=(".py", ".pyi"), grammar="tree_sitter_python", doc_lines=("#",)
+    )
+]

@@ -1,0 +1,25 @@
+"""Ruby: the wheel's tags.scm (its catch-all identifier "calls" left out); `#` comments above
+a definition are its doc. Methods are qualified with `.` (`Slugger.unique_slug`), instance and
+singleton methods alike, like the other languages here."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(call method: (identifier) @name) @reference.call
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="ruby",
+        extensions=(".rb", ".rake", ".gemspec", ".ru"),
+        filenames=("Rakefile", "Gemfile", "Guardfile", "Vagrantfile"),
+        grammar="tree_sitter_ruby",
+        wheel_tags=("tree_sitter_ruby",),
+        wheel_calls=False,
+        query=QUERY,
+        doc_lines=("#",),
+        doc_blocks=(),
+        module_doc_lines=("#",),
+        module_doc_blocks=(),
+    )
+]

@@ -1,0 +1,14 @@
+"""Scala: the wheel's tags.scm (its package clauses are no types here); Scaladoc `/** */`."""
+
+from indexing.languages import LanguageSpec
+
+SPECS = [
+    LanguageSpec(
+        name="scala",
+        extensions=(".scala", ".sc"),
+        grammar="tree_sitter_scala",
+        wheel_tags=("tree_sitter_scala",),
+        query="(call_expression function: (field_expression field: (identifier) @name)) @reference.call",
+        ignore_types=frozenset({"package_clause", "class_parameter"}),
+    )
+]

@@ -1,0 +1,24 @@
+"""Swift: ours (the wheel's tags.scm marks a whole class as a method); `///` and `/** */`."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(class_declaration name: (_) @name) @definition.class
+(protocol_declaration name: (_) @name) @definition.protocol
+(function_declaration name: (simple_identifier) @name) @definition.function
+(protocol_function_declaration name: (simple_identifier) @name) @definition.method
+(init_declaration "init" @name) @definition.constructor
+(call_expression (simple_identifier) @name) @reference.call
+(call_expression (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.call
+(property_declaration (pattern (simple_identifier) @name)) @definition.variable
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="swift",
+        extensions=(".swift",),
+        grammar="tree_sitter_swift",
+        query=QUERY,
+        doc_lines=("///",),
+    )
+]

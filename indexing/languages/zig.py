@@ -1,0 +1,27 @@
+"""Zig: the wheel has no tags.scm; ours. `const Name = struct {...}` is a type, `///` docs
+and `//!` the file's."""
+
+from indexing.languages import LanguageSpec
+
+QUERY = """
+(variable_declaration (identifier) @name
+  [(struct_declaration) (enum_declaration) (union_declaration) (opaque_declaration)]) @definition.struct
+(function_declaration name: (identifier) @name) @definition.function
+(test_declaration) @definition.function
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression member: (identifier) @name)) @reference.call
+(variable_declaration (identifier) @name) @definition.constant
+"""
+
+SPECS = [
+    LanguageSpec(
+        name="zig",
+        extensions=(".zig",),
+        grammar="tree_sitter_zig",
+        query=QUERY,
+        doc_lines=("///",),
+        doc_blocks=(),
+        module_doc_lines=("//!",),
+        module_doc_blocks=(),
+    )
+]
