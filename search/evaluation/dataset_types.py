@@ -77,6 +77,7 @@ class EvalQuery:
     corpus: str
     gold: list[GoldUnit]
     kind: str = ""  # the developer-question kind, where the dataset has kinds
+    language: str = ""  # a question set's language, where it names one (other than Python)
     # A program defining check(candidate): a result is relevant when it passes against it
     # (search.evaluation.execution); the gold then only says what a right answer looks like.
     test: str = ""

@@ -5,6 +5,10 @@ behaviour, architecture) and targets: files, units (resolved to their lines here
 so that scoring is by overlap and does not depend on how our parser cuts units) and line spans.
 The corpus of a package is its installed directory, indexed as it is (docstrings kept: these are
 questions about real code, not docstring sentences).
+
+A row with a `language` is about a corpus of another language instead: `package` names an
+entry of the manifest beside the rows (search.evaluation.corpus_manifest), paths are relative
+to that corpus's root, and targets are files or line spans.
 """
 
 from __future__ import annotations
@@ -17,6 +21,13 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from search.evaluation.corpus_manifest import (
+    CorpusEntry,
+    corpora_dir,
+    corpus_root,
+    find_manifest,
+    read_manifest,
+)
 from search.evaluation.dataset_types import (
     Corpus,
     DatasetError,
@@ -72,25 +83,35 @@ def installed_version(package: str) -> str:
         raise DatasetError(f"package {package!r} has no installed distribution") from exc
 
 
-def load_questions(path: Path, *, part: str = "tune") -> EvalDataset:
-    """A file of rows, or a directory of `*.jsonl` files."""
+def load_questions(
+    path: Path, *, part: str = "tune", corpora: str | Path | None = None
+) -> EvalDataset:
+    """A file of rows, or a directory of `*.jsonl` files. `corpora`: where the other-language
+    corpora are unpacked (REPORIFT_CORPORA, else var/corpora)."""
     if part not in PARTS:
         raise DatasetError(f"part must be one of {', '.join(PARTS)}")
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise DatasetError(f"{path}: no .jsonl files")
-    corpora: dict[str, Corpus] = {}
+    corpora_found: dict[str, Corpus] = {}
     queries: list[EvalQuery] = []
     seen: set[str] = set()
+    manifests: dict[Path, dict[str, CorpusEntry]] = {}
     for file in files:
         for number, row in read_jsonl(file):
             where = f"{file}:{number}"
-            query = _row(row, where)
+            if "language" in row:
+                manifest = find_manifest(file)
+                if manifest not in manifests:
+                    manifests[manifest] = read_manifest(manifest)
+                query, root = _language_row(row, where, manifests[manifest], corpora_dir(corpora))
+            else:
+                query = _row(row, where)
+                root = package_root(query.corpus)
             if query.query_id in seen:
                 raise DatasetError(f"{where}: id {query.query_id!r} is used twice")
             seen.add(query.query_id)
-            root = package_root(query.corpus)
-            corpora.setdefault(
+            corpora_found.setdefault(
                 query.corpus, Corpus(key=query.corpus, kind="repo", source=str(root))
             )
             if part in ("all", part_of(query.query_id)):
@@ -98,7 +119,42 @@ def load_questions(path: Path, *, part: str = "tune") -> EvalDataset:
     if not queries:
         raise DatasetError(f"{path}: no rows in part {part!r}")
     name = path.stem if path.is_file() else path.name
-    return EvalDataset(f"{name}-{part}", "questions", corpora, queries)
+    return EvalDataset(f"{name}-{part}", "questions", corpora_found, queries)
+
+
+def _language_row(
+    row: dict, where: str, entries: dict[str, CorpusEntry], corpora: Path
+) -> tuple[EvalQuery, Path]:
+    query_id = require(row, "id", where)
+    name = require(row, "package", where)
+    version = require(row, "version", where)
+    language = require(row, "language", where)
+    kind = require(row, "kind", where)
+    text = require(row, "query", where)
+    if kind not in QUESTION_KINDS:
+        raise DatasetError(f"{where}: kind must be one of {', '.join(QUESTION_KINDS)}")
+    entry = entries.get(name)
+    if entry is None:
+        raise DatasetError(f"{where}: corpus {name!r} is not in the manifest")
+    if (entry.version, entry.language) != (version, language):
+        # Paths and line numbers were read off that version.
+        raise DatasetError(
+            f"{where}: written against {name} {version} ({language}); the manifest has "
+            f"{entry.version} ({entry.language})"
+        )
+    root = corpus_root(entry, corpora)
+    targets = []
+    for key, primary in (("primary", True), ("secondary", False)):
+        items = require(row, key, where, list) if primary else row.get(key) or []
+        for item in items:
+            if isinstance(item, dict) and "qualname" in item:
+                raise DatasetError(
+                    f"{where}: a {language} target is a file or 'lines', no qualname"
+                )
+            targets.append(_target(item, root, "", where, primary=primary))
+    if not any(t.primary for t in targets):
+        raise DatasetError(f"{where}: 'primary' is empty")
+    return EvalQuery(query_id, text, name, targets, kind=kind, language=language), root
 
 
 def _row(row: dict, where: str) -> EvalQuery:
@@ -127,12 +183,13 @@ def _target(item: object, root: Path, package: str, where: str, *, primary: bool
     if not isinstance(item, dict) or not isinstance(item.get("path"), str):
         raise DatasetError(f"{where}: each target needs a 'path'")
     written = item["path"]
-    if not written.startswith(f"{package}/"):
+    if package and not written.startswith(f"{package}/"):
         raise DatasetError(f"{where}: target path {written!r} is not under {package}/")
-    relative = written.removeprefix(f"{package}/")  # the corpus is the package directory
+    # The corpus is the package directory (a language corpus's paths are relative to its root).
+    relative = written.removeprefix(f"{package}/") if package else written
     file = root / relative
-    if not file.is_file():
-        raise DatasetError(f"{where}: {written} does not exist in the installed {package}")
+    if not file.is_file() or not file.resolve().is_relative_to(root):
+        raise DatasetError(f"{where}: {written} does not exist in the corpus {root}")
     relevance = 1.0 if primary else SECONDARY_RELEVANCE
     qualname, lines = item.get("qualname"), item.get("lines")
     if qualname is not None:

@@ -1,0 +1,69 @@
+"""The corpora tool: a package is downloaded by its ecosystem's client, unpacked under
+`<ecosystem>/<package>-<version>/`, and checked against the manifest's fingerprint (the
+client is replaced here by one that writes a package archive: nothing is downloaded)."""
+
+import io
+import json
+import tarfile
+
+import pytest
+
+from benchmarks import corpora
+from search.evaluation.corpus_manifest import fingerprint
+
+
+def npm_archive(folder, source: str) -> None:
+    data = source.encode()
+    with tarfile.open(folder / "toyjs-1.0.0.tgz", "w:gz") as tar:
+        info = tarfile.TarInfo("package/lib/index.js")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+
+
+@pytest.fixture
+def manifest(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_run(command, cwd):
+        calls.append(command)
+        npm_archive(cwd, "module.exports = 1;\n")
+
+    monkeypatch.setattr(corpora, "_run", fake_run)
+    expected = tmp_path / "expected"
+    (expected).mkdir()
+    (expected / "index.js").write_text("module.exports = 1;\n")
+    digest, files = fingerprint(expected)
+    path = tmp_path / "corpora.json"
+    entry = {"ecosystem": "npm", "package": "toyjs", "version": "1.0.0", "root": "package/lib",
+             "language": "javascript", "sha256": digest, "files": files}  # fmt: skip
+    path.write_text(json.dumps({"toyjs": entry}))
+    return path, calls
+
+
+def test_fetch_unpacks_the_package_and_checks_it(manifest, tmp_path, capsys):
+    path, calls = manifest
+    into = tmp_path / "corpora"
+    assert corpora.main(["fetch", "--manifest", str(path), "--into", str(into)]) == 0
+    assert calls == [["npm", "pack", "toyjs@1.0.0", "--silent"]]
+    assert (into / "npm" / "toyjs-1.0.0" / "package" / "lib" / "index.js").is_file()
+    assert "toyjs: ok" in capsys.readouterr().out
+    # A second fetch finds the copy there and downloads nothing.
+    assert corpora.main(["fetch", "--manifest", str(path), "--into", str(into)]) == 0
+    assert len(calls) == 1
+
+
+def test_check_fails_on_a_changed_copy_and_record_accepts_it(manifest, tmp_path, capsys):
+    path, _ = manifest
+    into = tmp_path / "corpora"
+    corpora.main(["fetch", "--manifest", str(path), "--into", str(into)])
+    (into / "npm" / "toyjs-1.0.0" / "package" / "lib" / "index.js").write_text("changed\n")
+    assert corpora.main(["check", "--manifest", str(path), "--into", str(into)]) == 1
+    assert "toyjs: differs" in capsys.readouterr().out
+    corpora.main(["record", "--manifest", str(path), "--into", str(into)])
+    assert corpora.main(["check", "--manifest", str(path), "--into", str(into)]) == 0
+
+
+def test_an_unknown_corpus_name_is_refused(manifest):
+    path, _ = manifest
+    with pytest.raises(SystemExit, match="not in the manifest: nope"):
+        corpora.main(["check", "--manifest", str(path), "--only", "nope"])
