@@ -71,7 +71,7 @@ def replay(rows: list[tuple], strengths, adjust=None) -> list[dict[str, float]]:
     """Each query's metrics with the rules at `strengths` applied to its cached candidates;
     `adjust(query, results)`, when given, adds an amount to each candidate's score first (a
     rule being tried, `benchmarks.ranking_probes`)."""
-    from search.evaluation.metrics import query_metrics
+    from search.evaluation.metrics import file_metrics, query_metrics
     from search.evaluation.runner import judge
     from search.ranking.structure import shaped_order
 
@@ -89,6 +89,9 @@ def replay(rows: list[tuple], strengths, adjust=None) -> list[dict[str, float]]:
                 relevances,
                 [g.relevance for g in query.gold],
                 primary=[row["covers_primary"] for row in judged],
+            )
+            | file_metrics(
+                [row["path"] for row in judged], [(g.path, g.primary) for g in query.gold]
             )
         )
     return metrics
