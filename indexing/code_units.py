@@ -465,7 +465,15 @@ def _signature(definition: _Def, signature_node: Node | None, source: bytes) -> 
 
 
 def _code(lines: list[str], start_row: int, end_row: int) -> str:
-    return textwrap.dedent("\n".join(lines[start_row : end_row + 1]))
+    """The unit's lines, less its first line's indentation (textwrap.dedent took most of the
+    parse on large classes)."""
+    chosen = lines[start_row : end_row + 1]
+    first = chosen[0] if chosen else ""
+    indent = first[: len(first) - len(first.lstrip())]
+    if not indent:
+        return "\n".join(chosen)
+    width = len(indent)
+    return "\n".join(line[width:] if line.startswith(indent) else line for line in chosen)
 
 
 def _is_async(node: Node) -> bool:

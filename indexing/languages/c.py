@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """C (`.c` and `.h`): ours (the wheel's tags.scm marks the declarator, not the definition,
 and counts prototypes); the comment right above a definition is its doc."""
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """C#: the wheel ships no queries; ours. `///` XML doc comments (tags dropped from the text);
 namespaces qualify nothing, as Java packages do not."""
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Elixir: ours. `defmodule` is a type, `def`/`defp`/`defmacro` clauses of one name and arity
 are one unit named with the arity (`Shop.Stock.reserve/3`); `@doc` and `@moduledoc` are the
 docs, `@spec`/`@impl` lines above a clause belong to it."""

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Lua: the wheel's tags.scm, plus the table a function is defined on (`Timer.new`,
 `Timer:expired` are methods of `Timer`); `---` and `--` comments above are docs."""
 

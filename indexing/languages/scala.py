@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Scala: the wheel's tags.scm (its package clauses are no types here); Scaladoc `/** */`."""
 
 from indexing.languages import LanguageSpec

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Swift: ours (the wheel's tags.scm marks a whole class as a method); `///` and `/** */`."""
 
 from indexing.languages import LanguageSpec

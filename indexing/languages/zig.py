@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Zig: the wheel has no tags.scm; ours. `const Name = struct {...}` is a type, `///` docs
 and `//!` the file's."""
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (one row per language in the table below)
 """Every code language of indexing.languages, over tests/fixtures/polyglot: one small file per
 language with a type, a method in it and a documented free function."""
 
