@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from indexing.file_selection import iter_source_files
 from indexing.sources import (
     ArchiveSource,
     GitSource,
     LocalDirectorySource,
     SourceError,
     SourceLimits,
-    iter_python_files,
 )
 from tests.conftest import git, git_commit_all
 
@@ -211,7 +211,9 @@ def test_walker_skips_vendored_large_and_linked_files(tmp_path, write_repo):
     )
     (root / "pkg" / "link.py").symlink_to(root / "pkg" / "a.py")
     warnings: list[str] = []
-    paths = [e.path for e in iter_python_files(root, max_file_bytes=1000, warnings=warnings)]
+    entries = iter_source_files(root, max_file_bytes=1000, warnings=warnings)
+    paths = [e.path for e in entries]
     assert paths == ["pkg/a.py", "pkg/build/__init__.py", "pkg/build/wheel.py"]
+    assert any("node_modules/..." in w and "vendored" in w for w in warnings)
     assert any("pkg/big.py" in w and "limit" in w for w in warnings)
     assert any("pkg/link.py" in w and "symbolic link" in w for w in warnings)
