@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from indexing.languages import language_for_path as _language_spec
 from indexing.sources import SKIPPED_DIRS, SourceFileEntry
 from indexing.text_units import LOCK_FILE_NAMES, text_format_for_path
 
@@ -53,16 +54,8 @@ _COMMENT_MARKERS = re.compile(r"^[\s#/*;!<>{}%\-\"'`(]*")
 GENERATED_HEADER_LINES = 8
 
 
-try:
-    from indexing.languages import language_for_path as _language_spec
-except ImportError:  # pragma: no cover - until the language registry lands
-    _language_spec = None
-
-
 def language_for_path(path: str) -> str | None:
     """The code language of `path` (`indexing.languages`), by name; None for any other file."""
-    if _language_spec is None:  # pragma: no cover
-        return "python" if path.endswith((".py", ".pyi")) else None
     spec = _language_spec(path)
     return spec.name if spec is not None else None
 
