@@ -27,6 +27,18 @@ the evaluation code that need no Django are imported:
         --model /work/semble-model --questions benchmarks/questions/dev --part tune \
         --out docs/eval/questions-semble-tune.json
 
+The other-language sets (benchmarks/questions/languages/dev) run the same way, their corpora
+found where `python -m benchmarks.corpora fetch` unpacked them (`--corpora`, else
+REPORIFT_CORPORA, else var/corpora); semble is given each corpus root and indexes the code files
+it knows by their extension (its default), not narrowed to `.py`:
+
+    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
+        --model /work/semble-model --questions benchmarks/questions/languages/dev --part tune \
+        --out docs/eval/languages-semble-tune.json
+
+semble parses with the grammars of its own dependency (tree-sitter-language-pack), which holds
+them in its wheel: nothing is fetched at run time.
+
 (`model2vec[distill]` pins transformers below 5.4, hence its distill dependencies by hand;
 model2vec.distill also imports scikit-learn, though nothing here quantizes.)
 `--site-packages` (the product venv's, by default) is where the dev packages are installed:
@@ -48,6 +60,7 @@ import sys
 import tempfile
 import time
 import types
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +76,7 @@ for _name, _value in (
 
 import numpy as np  # noqa: E402  (imported here, before --site-packages can shadow it)
 
+from search.evaluation.breakdown import by_language  # noqa: E402
 from search.evaluation.dataset_types import EvalDataset, EvalQuery, GoldUnit  # noqa: E402
 from search.evaluation.metrics import (  # noqa: E402
     CI_KEYS,
@@ -231,23 +245,42 @@ def judge(units: list[Unit], gold: list[GoldUnit]) -> tuple[list[float], list[bo
     return relevances, primary
 
 
-def defines(query: str, content: str) -> bool:
-    """For a name typed as a query: the chunk holds a definition of its last part (a line
-    that starts, once stripped, with `def NAME`, `class NAME`, `NAME =` or `NAME:`). semble's
-    chunks are line ranges, not units with names, so runner.defines_first cannot apply."""
-    name = query.strip().split(".")[-1].removesuffix("()")
-    if not name.isidentifier():
+# Keywords that open a definition in the question sets' languages (a name follows them on the
+# line, perhaps after modifiers, a receiver or a class name).
+_DEFINING = r"def|class|function|func|fn|struct|enum|trait|interface|type|module|impl|union|typedef"
+
+
+def defines(query: str, content: str, language: str = "") -> bool:
+    """For a name typed as a query: the chunk holds a definition of its last part. Python: a
+    line that starts, once stripped, with `def NAME`, `class NAME`, `NAME =` or `NAME:`; other
+    languages: a line where a defining keyword comes before NAME (`func (a *App) Run`,
+    `pub fn kmerge`, `public function render`, `local function tablex.deepcompare`), a
+    function assigned or written as a method (`NAME = function`, `NAME(args) {`), or a Bash
+    `NAME() {`. semble's chunks are line ranges, not units with names, so
+    runner.defines_first cannot apply; this is the same question asked of lines."""
+    name = re.split(r"\.|::|#|:|\\|->", query.strip())[-1].removesuffix("()")
+    if not re.fullmatch(r"[A-Za-z_$][\w$-]*", name):
         return False
-    pattern = re.compile(
-        rf"^(?:(?:async\s+)?def\s+{name}\b|class\s+{name}\b|{name}\s*(?::|=(?!=)))"
-    )
+    word = re.escape(name)
+    if not language:
+        pattern = re.compile(
+            rf"^(?:(?:async\s+)?def\s+{word}\b|class\s+{word}\b|{word}\s*(?::|=(?!=)))"
+        )
+    else:
+        pattern = re.compile(
+            rf"^(?:.*\b(?:{_DEFINING})\b.*?(?<![\w$]){word}(?![\w$-])"
+            rf"|(?:[\w.$]+[.:])?{word}\s*(?:=\s*(?:function|\(|async)|:\s*function)"
+            rf"|(?:(?:public|private|protected|static|async|get|set|override)\s+)*{word}"
+            rf"\s*(?:<[^>]*>)?\s*\([^;]*$)"
+        )
     return any(pattern.match(line.strip()) for line in content.splitlines())
 
 
 def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
     """The set, resolved against the product venv's packages. The loader finds a package (and
     its version) on sys.path; this venv has copies of some (jinja2, rich) that are not the
-    corpus, so the product's site-packages go first while the rows load, and only then."""
+    corpus, so the product's site-packages go first while the rows load, and only then. A
+    corpus of another language is resolved through its manifest instead."""
     from search.evaluation.datasets import load_dataset
 
     saved = list(sys.path)
@@ -258,7 +291,10 @@ def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
     finally:
         sys.path[:] = saved
         importlib.invalidate_caches()
+    languages = {q.corpus for q in dataset.queries if q.language}
     for corpus in dataset.corpora.values():
+        if corpus.key in languages:
+            continue
         if not Path(corpus.source).is_relative_to(site_packages.resolve()):
             raise SystemExit(f"{corpus.key} resolved to {corpus.source}, outside {site_packages}")
     return dataset
@@ -290,26 +326,39 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     model, _ = load_model(model_dir)  # loaded once; semble caches it by path
     model_load_s = time.perf_counter() - started
-    original = python_only(tuple(args.extensions))
+    original = create.get_extensions
     by_corpus: dict[str, list[EvalQuery]] = {}
     for query in dataset.queries:
         by_corpus.setdefault(query.corpus, []).append(query)
     indexing_s, corpus_chunks, corpus_files, found = {}, {}, {}, {}
+    corpus_extensions: dict[str, dict[str, int]] = {}
     try:
         for key, queries in by_corpus.items():
             root = Path(dataset.corpora[key].source)
+            # A Python package's corpus is its `.py` files; another language's, semble's default.
+            narrowed = not queries[0].language
+            create.get_extensions = original
+            if narrowed:
+                python_only(tuple(args.extensions))
             started = time.perf_counter()
             index = SembleIndex.from_path(root, model_path=model_dir)
             indexing_s[key] = round(time.perf_counter() - started, 2)
             if index.loaded_from_disk:
                 raise SystemExit(f"{key}: semble reused a cached index; its timing would be wrong")
-            stray = {c.file_path for c in index.chunks if not c.file_path.endswith(args.extensions)}
+            stray = {
+                c.file_path
+                for c in index.chunks
+                if narrowed and not c.file_path.endswith(args.extensions)
+            }
             if stray:
                 raise SystemExit(
                     f"{key}: indexed files outside {args.extensions}: {sorted(stray)[:3]}"
                 )
             corpus_chunks[key] = index.stats.total_chunks
             corpus_files[key] = index.stats.indexed_files
+            corpus_extensions[key] = dict(
+                Counter(Path(c.file_path).suffix or "(none)" for c in index.chunks).most_common()
+            )
             print(
                 f"{key}: {corpus_files[key]} files, {corpus_chunks[key]} chunks, "
                 f"{indexing_s[key]} s",
@@ -335,9 +384,11 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         )
         latencies.append(latency)
         entry: dict[str, Any] = {"id": query.query_id, "kind": query.kind}
+        if query.language:
+            entry["language"] = query.language
         if query.kind == "symbol":
             entry["definition_first"] = bool(results) and defines(
-                query.query, results[0].chunk.content
+                query.query, results[0].chunk.content, query.language
             )
         per_query.append(
             entry
@@ -380,10 +431,12 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         "n_queries": len(dataset.queries),
         "corpus_files": corpus_files,
         "corpus_chunks": corpus_chunks,
+        "corpus_chunks_by_extension": corpus_extensions,
         **report_figures(metrics, latencies, k=args.k),
         "indexing_s": indexing_s | {"total": round(sum(indexing_s.values()), 2)},
         "machine": machine_line(),
         "by_kind": {kind: kind_summary(per_query, kind) for kind in kinds},
+        **({"by_language": languages} if (languages := by_language(per_query)) else {}),
         "per_query": per_query,
     }
 
@@ -430,10 +483,18 @@ def main(argv: list[str] | None = None) -> int:
         help="where the dev packages are installed (the product venv's)",
     )
     parser.add_argument(
-        "--extensions", nargs="+", default=[".py"], help="file endings semble indexes (ours: .py)"
+        "--extensions",
+        nargs="+",
+        default=[".py"],
+        help="file endings semble indexes in a Python package (ours: .py)",
+    )
+    parser.add_argument(
+        "--corpora", help="where the other-language corpora lie (REPORIFT_CORPORA, var/corpora)"
     )
     args = parser.parse_args(argv)
     args.extensions = tuple(args.extensions)
+    if args.corpora:
+        os.environ["REPORIFT_CORPORA"] = str(Path(args.corpora).resolve())
     # A fresh cache: semble would otherwise load (or update) an index it built before.
     with tempfile.TemporaryDirectory(prefix="semble-cache-") as cache:
         os.environ["SEMBLE_CACHE_LOCATION"] = cache
