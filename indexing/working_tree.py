@@ -6,13 +6,17 @@ Every call first compares the tree's fingerprint (each indexed file's path, size
 costs a directory walk and no reads) with the one indexed last; when it differs, an index run
 brings the index up to date, and that run is incremental like any other (only files whose bytes
 changed are parsed and embedded). The first call indexes everything: phase 1 (static vectors)
-makes it searchable, phase 2 follows as the caller chooses.
+makes it searchable, phase 2 follows as the caller chooses: `search --path` answers and exits,
+leaving phase 2 to a detached process (`phase2_detached`) that outlives it; a later call that
+finds phase 2 still waiting (that process killed, the machine restarted) starts another.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Literal
@@ -95,6 +99,34 @@ def refresh(
             elif phase2 == "now":
                 phase2_execute(run_id=active.pk)
         return run
+
+
+def phase2_detached(repository: Repository) -> IndexRun | None:
+    """Start the active run's phase 2 in a process of its own, unless none is waiting (done, or
+    a live process has it: its heartbeat is fresh); the run it started, or None. Two callers
+    racing here start two processes, and the phase's claim lets one of them work."""
+    repository.refresh_from_db()
+    active = repository.active_run
+    if active is None or not waiting(active):
+        return None
+    _spawn(["phase2", repository.name])
+    return active
+
+
+def _spawn(arguments: list[str]) -> None:
+    """`reporift ARGUMENTS` in a new session (a terminal's Ctrl-C or closing does not reach it),
+    its output in the data dir's logs."""
+    logs = Path(settings.DATA_DIR) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "phase2.log", "ab") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "reporift.cli", *arguments],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=settings.BASE_DIR,  # `-m` puts the folder first on sys.path: not the tree's
+        )
 
 
 def _state_file(repository: Repository) -> Path:

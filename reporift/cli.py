@@ -1,15 +1,19 @@
 """The `reporift` command: the management commands under short names, and `serve`.
 
     reporift index SOURCE [--name NAME] [--ref REF]       = manage.py index_repo
-    reporift search NAME "QUERY" [--k 10] [--mode fast|full] [--json]
+    reporift search NAME "QUERY" [--k 10] [--mode fast|full] [--json] [--files PATH]
+                    [--kind KIND] [--exclude-tests]      or: reporift search --path DIR "QUERY"
     reporift evaluate DATASET [--format ...] [--ablate] [--out report.json]
     reporift mcp [--user NAME]                             MCP over stdio for coding agents
     reporift token USERNAME [--name NAME]                  = manage.py create_api_token
     reporift sync [NAME ...] [--every 15m] [--schedule 15m|manual]   follow git remotes
     reporift label NAME (--queries FILE | --generate N) --out DIR   CoSQA+-style labels
+    reporift phase2 NAME                                   the transformer's vectors still missing
     reporift serve [--bind 127.0.0.1:8000] [--workers 1] [--threads 8]
 
 Each takes exactly the options of the management command it names (`reporift search --help`).
+`reporift search` is answered by a warm server process that the first search starts and that
+exits after 15 idle minutes (reporift.cli_server says why); REPORIFT_CLI_SERVER=0 turns it off.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+
+from reporift import cli_server
 
 COMMANDS = {
     "index": "index_repo",
@@ -26,6 +32,7 @@ COMMANDS = {
     "token": "create_api_token",
     "sync": "sync",
     "label": "label",
+    "phase2": "phase2",
 }
 
 
@@ -46,6 +53,22 @@ def _migrated() -> None:
     executor = MigrationExecutor(connection)
     if executor.migration_plan(executor.loader.graph.leaf_nodes()):
         call_command("migrate", interactive=False, verbosity=0)
+
+
+def prepare() -> None:
+    """Django set up on a migrated data dir: what every command needs first."""
+    _django()
+    _migrated()
+
+
+def run_command(argv: list[str]) -> None:
+    """`reporift NAME ARGS...` in this process; a failure exits as Django's commands do."""
+    from django.core.management import get_commands, load_command_class
+
+    name, rest = argv[0], argv[1:]
+    command = load_command_class(get_commands()[COMMANDS[name]], COMMANDS[name])
+    # Named as the user typed it, so that usage lines read `reporift search ...`.
+    command.run_from_argv(["reporift", name, *rest])
 
 
 def serve(argv: list[str]) -> int:
@@ -90,11 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"reporift: unknown command {name!r}; see `reporift --help`", file=sys.stderr)
         return 2
-    _django()
-    _migrated()
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line([f"reporift {name}", COMMANDS[name], *rest])
+    if name == "search" and cli_server.enabled():
+        code = cli_server.ask(argv)
+        if code is not None:
+            return code
+    prepare()
+    run_command(argv)
     return 0
 
 

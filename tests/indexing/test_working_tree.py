@@ -13,7 +13,7 @@ from django.core.management import call_command
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from indexing.models import Repository
+from indexing.models import IndexRun, Repository
 from indexing.working_tree import fingerprint, refresh, working_tree_repository
 from tests.conftest import SAMPLE_FILES
 from tests.support.workers import manage_env
@@ -31,6 +31,14 @@ REFUND = """
 def refund_invoice(invoice):
     return invoice.total - invoice.refunded
 """
+
+
+@pytest.fixture(autouse=True)
+def spawned(monkeypatch) -> list[list[str]]:
+    """The detached processes `search --path` starts, recorded instead of started."""
+    calls: list[list[str]] = []
+    monkeypatch.setattr("indexing.working_tree._spawn", calls.append)
+    return calls
 
 
 def cli_search(*args: str) -> str:
@@ -60,6 +68,34 @@ def test_search_path_sees_an_edit(write_repo):
     (root / "shop" / "payments.py").unlink()
     third = cli_search("--path", str(root), "tax owed on an invoice")
     assert "payments.py" not in third
+
+
+@pytest.mark.django_db
+def test_search_path_answers_and_exits_and_the_next_call_continues_phase2(write_repo, spawned):
+    root = write_repo(SAMPLE_FILES)
+    first = cli_search("--path", str(root), "retry a failed http call")
+    assert first.splitlines()[0].split()[1] == "retry_http_call"
+    tree = Repository.objects.get()
+    run = tree.active_run
+    # Answered and returned: phase 2 is not done, and is a detached process's to do.
+    assert run.phase2_status == IndexRun.Phase2.PENDING
+    assert spawned == [["phase2", tree.name]]
+
+    # That process never got to it (killed, say): the next call starts it again.
+    cli_search("--path", str(root), "retry a failed http call")
+    assert spawned == [["phase2", tree.name]] * 2
+    run.refresh_from_db()
+    assert run.phase2_status == IndexRun.Phase2.PENDING
+
+    # What the detached process runs; after it, a call answers with phase 2, starting nothing.
+    call_command("phase2", tree.name, stdout=io.StringIO())
+    run.refresh_from_db()
+    assert run.phase2_status == IndexRun.Phase2.DONE
+    err = io.StringIO()
+    call_command(
+        "search", "--path", str(root), "retry a failed http call", stderr=err, stdout=io.StringIO()
+    )
+    assert "phase 2," in err.getvalue() and len(spawned) == 2
 
 
 def test_fingerprint_changes_with_edits_not_reads(write_repo):

@@ -2,9 +2,22 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from indexing.models import Repository
-from search.presenters import result_as_dict
-from search.services import MODES, SearchError, search
+from indexing.models import CodeUnit, Repository
+from search.presenters import result_for_api
+from search.services import MODES, SearchError, SearchFilters, search
+
+# Django's own options (settings module, traceback, colours...) work but stay out of the help:
+# a user of `reporift search` meets only the options that change the answer.
+DJANGO_OPTIONS = {
+    "--version",
+    "--verbosity",
+    "--settings",
+    "--pythonpath",
+    "--traceback",
+    "--no-color",
+    "--force-color",
+    "--skip-checks",
+}
 
 
 class Command(BaseCommand):
@@ -13,25 +26,65 @@ class Command(BaseCommand):
         "working tree with no setup: `search --path DIR QUERY` (indexed at first use, kept up "
         "to date at every call)."
     )
+    # The checks import every URL module (the API and its schemas): half a second that a
+    # one-shot search does not need.
+    requires_system_checks = []
+    suppressed_base_arguments = DJANGO_OPTIONS
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="repository name (with --path: the query)")
-        parser.add_argument("query", nargs="?")
+        parser.add_argument("query", nargs="?", help="what to look for, in plain words")
         parser.add_argument(
             "--path",
+            metavar="DIR",
             help="search this directory instead of a named repository: the first call indexes "
-            "it (static vectors in seconds, then the transformer's), later calls see edits",
+            "it (static vectors in seconds); the transformer's vectors follow in a detached "
+            "process, and later calls see edits",
         )
         parser.add_argument(
             "--no-phase2",
             action="store_true",
-            help="with --path: answer and exit, leaving the transformer's vectors for later",
+            help="with --path: do not start the transformer's vectors after answering",
         )
-        parser.add_argument("--k", type=int, default=10)
-        parser.add_argument("--mode", choices=MODES, default="fast")
-        parser.add_argument("--json", action="store_true", help="print a JSON list, best first")
+        parser.add_argument(
+            "--k", type=int, default=10, metavar="N", help="how many results (default 10)"
+        )
+        parser.add_argument(
+            "--mode",
+            choices=MODES,
+            default="fast",
+            help="fast: no language model, milliseconds (default); full: adds the LLM stages",
+        )
+        parser.add_argument(
+            "--files",
+            metavar="PATH",
+            default="",
+            help="only files under this path prefix (pkg/sub/) or matching this glob "
+            "(*/models.py): the API's `path`",
+        )
+        parser.add_argument(
+            "--kind",
+            action="append",
+            choices=CodeUnit.Kind.values,
+            default=[],
+            help="only units of this kind (repeat for several)",
+        )
+        parser.add_argument(
+            "--exclude-tests", action="store_true", help="leave out test files and folders"
+        )
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            help="print a JSON list, best first: the API's result rows (reason, excerpt with "
+            "line numbers, signature, unit id...)",
+        )
 
     def handle(self, *args, name, query, k, mode, json: bool = False, path=None, **options):
+        filters = SearchFilters(
+            path=options.get("files") or "",
+            kinds=tuple(options.get("kind") or ()),
+            exclude_tests=bool(options.get("exclude_tests")),
+        )
         if path:
             if query is not None:
                 raise CommandError("with --path give only the query")
@@ -41,10 +94,10 @@ class Command(BaseCommand):
                 raise CommandError("give a repository name and a query (or --path DIR QUERY)")
             repository = Repository.objects.filter(name=name).first()
             if repository is None:
-                raise CommandError(f"no repository named {name!r}")
-        self._answer(repository, query, k=k, mode=mode, as_json=json)
+                raise CommandError(unknown_repository_message(name))
+        self._answer(repository, query, k=k, mode=mode, filters=filters, as_json=json)
         if path and not options["no_phase2"]:
-            self._finish_phase2(repository)
+            self._phase2_detached(repository)
 
     def _working_tree(self, path: str) -> Repository:
         from indexing.services import IndexingError
@@ -55,40 +108,33 @@ class Command(BaseCommand):
         except IndexingError as exc:
             raise CommandError(str(exc)) from exc
         if run is not None:
+            parsed = run.files_total - run.files_reused
             self.stderr.write(
-                f"indexed {path}: {run.units_total} units, {run.files_total - run.files_reused} "
-                f"files parsed"
+                f"indexed {path}: {run.units_total} units, {parsed} "
+                f"{'file' if parsed == 1 else 'files'} parsed"
             )
         return repository
 
-    def _finish_phase2(self, repository: Repository) -> None:
-        """After the answer: the transformer's vectors, so that the next call ranks with them."""
-        from indexing.models import IndexRun
-        from indexing.phase2 import execute, waiting
+    def _phase2_detached(self, repository: Repository) -> None:
+        """After the answer: the transformer's vectors, in a process of their own, so that this
+        call exits now and a later one ranks with them."""
+        from indexing.working_tree import phase2_detached
 
-        repository.refresh_from_db()
-        run = repository.active_run
-        if run is None or not waiting(run):
-            return
-        self.stderr.write(
-            f"adding the transformer's vectors for later searches ({run.phase2_units_total} "
-            "units; Ctrl-C to leave them for the next call)"
-        )
-        try:
-            self.stderr.write(f"phase 2: {execute(run_id=run.pk)}")
-        except KeyboardInterrupt:
-            # What is embedded stays recorded; the next call goes on from there.
-            IndexRun.objects.filter(pk=run.pk).update(phase2_status=IndexRun.Phase2.PENDING)
-            self.stderr.write("phase 2 left for the next call")
+        started = phase2_detached(repository)
+        if started is not None:
+            self.stderr.write(
+                f"adding the transformer's vectors to {started.phase2_units_total} units in the "
+                "background; later searches use them"
+            )
 
-    def _answer(self, repository: Repository, query: str, *, k, mode, as_json) -> None:
+    def _answer(self, repository, query, *, k, mode, filters, as_json) -> None:
         try:
-            response = search(repository=repository, query=query, k=k, mode=mode)
+            response = search(repository=repository, query=query, k=k, mode=mode, filters=filters)
         except SearchError as exc:
             raise CommandError(str(exc)) from exc
         for notice in response.notices:
             self.stderr.write(f"note: {notice}")
-        rows = [result_as_dict(r) for r in response.results]
+        rows = [result_for_api(r, response.query) for r in response.results]
         if as_json:
             self.stdout.write(_json_dumps(rows))
             self.stdout.flush()
@@ -106,5 +152,14 @@ class Command(BaseCommand):
         )
 
 
+def unknown_repository_message(name: str) -> str:
+    """What the API says of a name it does not know, with its "did you mean" when it has one."""
+    try:  # the suggestion belongs to the shared parameter rules once they exist
+        from search.params import unknown_repository_message as shared
+    except ImportError:
+        return f"no repository named {name!r}"
+    return shared(name, Repository.objects.values_list("name", flat=True))
+
+
 def _json_dumps(rows) -> str:
-    return json.dumps(rows, indent=2)
+    return json.dumps(rows, indent=2, default=str)
