@@ -168,9 +168,7 @@ def index_run_start(*, repository: Repository, enqueue: bool = True) -> IndexRun
 
 
 def _enqueue(run_id: int) -> None:
-    from indexing.tasks import index_run_task
-
-    send_task(index_run_task, run_id)
+    send_task("indexing.tasks.index_run_task", run_id)
 
 
 def repository_create_from_upload(
@@ -297,9 +295,7 @@ def index_run_publish(*, run: IndexRun) -> bool:
 
 def phase2_start(*, run: IndexRun) -> None:
     """Queue a published run's phase 2: on a worker, or beside the caller without a broker."""
-    from indexing.tasks import phase2_task
-
-    send_task(phase2_task, run.pk)
+    send_task("indexing.tasks.phase2_task", run.pk)
 
 
 def run_fail(*, run: IndexRun, error: str) -> None:

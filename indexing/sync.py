@@ -25,6 +25,8 @@ from django.utils import timezone
 
 from indexing.git_urls import GitURLRefused, check_user_git_url
 from indexing.models import IndexRun, Repository
+from indexing.services import index_run_start
+from reporift.dispatch import send_task
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +92,6 @@ def repository_sync(*, repository: Repository, trigger: str, enqueue: bool = Tru
     """One sync of `repository` (see the module docstring). Never raises for the remote's
     failures: they are recorded on the repository and in the outcome. With `enqueue=False` a
     run it starts is left for the caller to execute (the CLI does, to show progress)."""
-    from indexing.services import index_run_start
-
     repository.refresh_from_db()
     name = repository.name
     if repository.source_kind != Repository.SourceKind.GIT:
@@ -169,22 +169,7 @@ def sync_request(*, repository: Repository, trigger: str) -> None:
 
 
 def _enqueue_sync(repository_id: int, trigger: str) -> None:
-    from indexing.tasks import sync_repository_task
-
-    if settings.CELERY_TASK_ALWAYS_EAGER and settings.REPORIFT["EAGER_IN_THREAD"]:
-        import threading
-
-        from django.db import connections
-
-        def run() -> None:
-            try:
-                sync_repository_task.apply(args=(repository_id, trigger))
-            finally:
-                connections.close_all()
-
-        threading.Thread(target=run, name=f"sync-{repository_id}", daemon=True).start()
-    else:
-        sync_repository_task.delay(repository_id, trigger)
+    send_task("indexing.tasks.sync_repository_task", repository_id, trigger)
 
 
 def webhook_secret_rotate(*, repository: Repository) -> str:

@@ -119,9 +119,7 @@ def _user_or_none(user):
 
 
 def _send(example_id: int) -> None:
-    from tryouts.tasks import example_task
-
-    send_task(example_task, example_id)
+    send_task("tryouts.tasks.example_task", example_id)
 
 
 def example_cancel(*, example: UnitExample) -> UnitExample:
