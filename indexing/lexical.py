@@ -27,7 +27,7 @@ import numpy as np
 from django.conf import settings
 
 from indexing.bm25_build import build_bm25
-from indexing.unit_text import identifier_words
+from indexing.unit_text import identifier_words, path_text
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -89,8 +89,51 @@ STOPWORDS = frozenset(
 )
 
 
+# Each language's syntax words, which every unit of the language repeats: they say nothing of
+# what one unit does, and a question's "function" or "end" must not match all of a language's
+# code. Python's few are in STOPWORDS (asked of questions too) from the start; these are left
+# out of code only, so that Python's tokens stay the ones the ranker was fitted on. Words a
+# question means as words ("type", "new", "match", "map") stay in.
+_C_FAMILY = {"const", "static", "void", "int", "char", "unsigned", "sizeof"}
+_JVM = {"public", "private", "protected", "static", "final", "void", "this", "null", "extends"}
+_JVM |= {"implements", "override", "val", "var", "fun", "def", "lazy", "sealed", "throws"}
+_JS = {"function", "const", "let", "var", "this", "null", "undefined", "export", "async"}
+_JS |= {"await", "typeof", "instanceof"}
+CODE_KEYWORDS: dict[str, frozenset[str]] = {
+    language: frozenset(words)
+    for language, words in {
+        "javascript": _JS,
+        "typescript": _JS | {"readonly", "implements", "private", "public"},
+        "tsx": _JS | {"readonly", "implements", "private", "public"},
+        "go": {"func", "var", "const", "nil", "err", "package", "defer", "chan"},
+        "java": _JVM,
+        "kotlin": _JVM,
+        "scala": _JVM,
+        "csharp": _JVM | {"var", "readonly", "internal", "namespace", "using"},
+        "php": {"function", "public", "private", "protected", "static", "this", "null", "echo"},
+        "ruby": {"def", "end", "nil", "elsif", "unless", "attr", "accessor", "reader", "yield"},
+        "rust": {"fn", "pub", "let", "mut", "impl", "crate", "mod", "use", "ref", "dyn"},
+        "swift": {"func", "var", "let", "nil", "guard", "public", "private", "static", "inout"},
+        "c": _C_FAMILY,
+        "cpp": _C_FAMILY | {"auto", "template", "typename", "namespace", "std", "nullptr"},
+        "elixir": {"def", "defp", "defmodule", "end", "fn", "nil", "do"},
+        "haskell": {"where", "let", "module", "data", "instance", "deriving"},
+        "lua": {"function", "local", "end", "nil", "then", "elseif"},
+        "bash": {"fi", "then", "esac", "done", "elif", "local", "echo"},
+        "zig": {"fn", "pub", "const", "var", "comptime", "usize", "void"},
+    }.items()
+}
+
+
 def tokenize(text: str) -> list[str]:
     return list(chain.from_iterable(map(_index_words, _WORD.findall(text))))
+
+
+def code_tokens(code: str, language: str = "python") -> list[str]:
+    """`tokenize` without the language's syntax words (`CODE_KEYWORDS`)."""
+    tokens = tokenize(code)
+    keywords = CODE_KEYWORDS.get(language)
+    return [t for t in tokens if t not in keywords] if keywords else tokens
 
 
 @lru_cache(maxsize=65536)
@@ -101,10 +144,14 @@ def _index_words(word: str) -> tuple[str, ...]:
     return tuple(w for w in identifier_words(word) if len(w) > 1 and w not in STOPWORDS)
 
 
-def unit_tokens(path: str, qualname: str, docstring: str, code: str) -> list[str]:
+def unit_tokens(
+    path: str, qualname: str, docstring: str, code: str, language: str = "python"
+) -> list[str]:
     # The name counts twice: it is the densest summary of what a unit does.
     name = tokenize(qualname)
-    return name + name + tokenize(path.removesuffix(".py")) + tokenize(docstring) + tokenize(code)
+    return (
+        name + name + tokenize(path_text(path)) + tokenize(docstring) + code_tokens(code, language)
+    )
 
 
 @dataclass
@@ -250,14 +297,14 @@ def _build(run_id: int, key: str) -> LexicalIndex:
     rows = (
         CodeUnit.objects.filter(file_version__runs=run_id)
         .order_by("pk")
-        .values_list("pk", "path", "qualname", "docstring", "code")
+        .values_list("pk", "path", "qualname", "docstring", "code", "language")
     )
     ids: list[int] = []
 
     def corpus() -> Iterator[list[str]]:
-        for pk, path, qualname, docstring, code in rows.iterator(chunk_size=2000):
+        for pk, path, qualname, docstring, code, language in rows.iterator(chunk_size=2000):
             ids.append(pk)
-            yield unit_tokens(path, qualname, docstring, code)
+            yield unit_tokens(path, qualname, docstring, code, language)
 
     index = bm25_index(ids, corpus())  # `ids` fills as the corpus streams in
     if index.indexed:

@@ -51,6 +51,24 @@ def identifier_words(identifier: str) -> list[str]:
     return words
 
 
+def path_text(path: str) -> str:
+    """The path as its words should be read: without the file's extension, which names the
+    language and says nothing of the topic (`bins/bins.go` -> `bins/bins`). A `.pyi` stub
+    keeps it, as it always did (Python's tokens stay what the ranker was fitted on)."""
+    if path.endswith(".py"):
+        return path[:-3]
+    name_start = path.rfind("/") + 1
+    dot = path.rfind(".")
+    if dot > name_start and not path.endswith(".pyi"):  # `.bashrc`: a name, not an extension
+        return path[:dot]
+    return path
+
+
+def file_stem(path: str) -> str:
+    """The file's name without its extension (`__init__`, `index`, `Makefile`)."""
+    return path_text(path.rsplit("/", 1)[-1])
+
+
 def code_text(unit: UnitParts) -> str:
     """The code field: the unit's source as written."""
     return unit.code[:MAX_CHARS]
@@ -64,7 +82,7 @@ def header_text(
     name = " ".join(identifier_words(unit.qualname))
     lines = [f"{unit.kind} {name}"]
     if include_path:
-        lines[0] += f" in {' '.join(identifier_words(unit.path.removesuffix('.py')))}"
+        lines[0] += f" in {' '.join(identifier_words(path_text(unit.path)))}"
     if context and unit.class_summary:
         lines.append(f"{' '.join(identifier_words(unit.class_name))}: {unit.class_summary}")
     if context and unit.module_summary:

@@ -5,6 +5,9 @@ the first lines of the fold) is formatted from those tokens. Lexing a window alo
 wrong wherever it starts inside a multi-line string: the docstring's closing quotes would open
 a string that runs to the window's end.
 
+Each unit is lexed as its language (`CodeUnit.language`: Go as Go, a Markdown section as
+Markdown); a template file's sections as HTML with its template tags.
+
 Pygments escapes every character of the source, so code from a repository can never inject
 markup into the page.
 """
@@ -17,8 +20,10 @@ from functools import cache
 
 from pygments import format as format_tokens
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
+from pygments.lexer import Lexer
+from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.token import Text, _TokenType
+from pygments.util import ClassNotFound
 
 from search.excerpts import source_lines
 
@@ -28,9 +33,27 @@ Token = tuple[_TokenType, str]
 Line = tuple[Token, ...]  # one source line's tokens, its newline last
 
 
+# Pygments' names where they differ from the unit's language.
+_PYGMENTS_NAMES = {"dockerfile": "docker", "makefile": "make"}
+# Template files (`indexing.text_units` reads them as html) by extension.
+_TEMPLATE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".djhtml")
+
+
 @cache
-def _lexer() -> PythonLexer:
-    return PythonLexer(stripnl=False, ensurenl=True)
+def _lexer(name: str = "python") -> Lexer:
+    # PHP's lexer would wait for `<?php` before it colours anything: a unit starts inside it.
+    options = {"startinline": True} if name == "php" else {}
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=True, **options)
+    except ClassNotFound:
+        return TextLexer(stripnl=False, ensurenl=True)
+
+
+def lexer_name(language: str, path: str = "") -> str:
+    """The Pygments lexer for a unit of `language` in the file at `path`."""
+    if language == "html" and (path.endswith(_TEMPLATE_SUFFIXES) or "templates/" in path):
+        return "html+jinja"
+    return _PYGMENTS_NAMES.get(language, language or "python")
 
 
 def _lexable(code: str) -> str:
@@ -84,10 +107,13 @@ class HighlightedUnit:
     the ones a full lexing gives, and a giant unit costs only the lines the page shows.
     """
 
-    def __init__(self, code: str, start_line: int) -> None:
+    def __init__(
+        self, code: str, start_line: int, *, language: str = "python", path: str = ""
+    ) -> None:
         self.start_line = start_line  # the file line of the code's first line
         self._count = len(source_lines(code))
-        self._pending = _split_lines(_lexer().get_tokens(_lexable(code)))
+        lexer = _lexer(lexer_name(language, path))
+        self._pending = _split_lines(lexer.get_tokens(_lexable(code)))
         self._lines: list[Line] = []
 
     def _first(self, count: int) -> list[Line]:
@@ -111,9 +137,11 @@ class HighlightedUnit:
         return _html(self._first(max_lines), self.start_line), self._count > max_lines
 
 
-def highlight_unit(code: str, start_line: int, *, max_lines: int = MAX_LINES) -> tuple[str, bool]:
+def highlight_unit(
+    code: str, start_line: int, *, max_lines: int = MAX_LINES, language: str = "python"
+) -> tuple[str, bool]:
     """HTML for the code with line numbers starting at `start_line`, and whether it was cut."""
-    return HighlightedUnit(code, start_line).whole(max_lines=max_lines)
+    return HighlightedUnit(code, start_line, language=language).whole(max_lines=max_lines)
 
 
 @cache

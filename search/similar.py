@@ -40,6 +40,13 @@ class CodeQuery:
 
     code: str
     unit: CodeUnit | None = None
+    # The code's language: a unit's own; for a pasted snippet the one language the caller
+    # filtered on, else unknown (read as Python, and no language goes first).
+    language: str = ""
+
+    @property
+    def reads_as(self) -> str:
+        return self.language or "python"
 
     @property
     def label(self) -> str:
@@ -56,16 +63,17 @@ class Candidate:
     found_by: dict[str, int]  # "vector"/"bm25" -> 1-based rank in that candidate list
 
 
-def code_query(*, code: str = "", unit: CodeUnit | None = None) -> CodeQuery:
-    """Check what the caller gave: one of a snippet or a unit."""
+def code_query(*, code: str = "", unit: CodeUnit | None = None, language: str = "") -> CodeQuery:
+    """Check what the caller gave: one of a snippet (with its language, when known) or a
+    unit."""
     if unit is not None:
-        return CodeQuery(code=unit.code, unit=unit)
+        return CodeQuery(code=unit.code, unit=unit, language=unit.language)
     limit = search_config()["SIMILAR"]["MAX_CODE_CHARS"]
     if not code.strip():
         raise SearchError("paste the code to find code like")
     if len(code) > limit:
         raise SearchError(f"the code is longer than {limit} characters")
-    return CodeQuery(code=code)
+    return CodeQuery(code=code, language=language)
 
 
 def _snippet_vector(retriever: Retriever, query: CodeQuery) -> np.ndarray:
@@ -149,7 +157,9 @@ def candidates(
             similarities={
                 "vector": max(0.0, float(cosines.get(str(u), 0.0))),
                 "words": word_similarity(query.code, units[u].code),
-                "shape": shape_similarity(query.code, units[u].code),
+                "shape": shape_similarity(
+                    query.code, units[u].code, query.reads_as, units[u].language
+                ),
             },
             found_by=found_by[u],
         )
@@ -160,15 +170,24 @@ def candidates(
 
 
 def order(
-    found: Sequence[Candidate], weights: Mapping[str, float]
+    found: Sequence[Candidate], weights: Mapping[str, float], *, language: str = ""
 ) -> list[tuple[Candidate, float]]:
     """Best first by the weighted mean of the similarities (a score in [0, 1] that means the
-    same in every repository); ties by which list found the candidate higher."""
+    same in every repository); ties by which list found the candidate higher. With the code's
+    `language` known, units of that language come first: code like a Go function is asked for
+    in Go, and a Markdown section that quotes it is not code like it."""
     total = sum(weights.values()) or 1.0
     scored = [
         (c, sum(w * c.similarities.get(s, 0.0) for s, w in weights.items()) / total) for c in found
     ]
-    scored.sort(key=lambda item: (-item[1], min(item[0].found_by.values()), item[0].unit.pk))
+    scored.sort(
+        key=lambda item: (
+            bool(language) and item[0].unit.language != language,
+            -item[1],
+            min(item[0].found_by.values()),
+            item[0].unit.pk,
+        )
+    )
     return scored
 
 
@@ -202,7 +221,7 @@ def similar_code(
     say_phase(retriever.generation, retriever, response)
     response.candidates = len(found)
     response.ordered_by = "likeness"
-    ranked = order(found, config["SIMILAR"]["WEIGHTS"])[:k]
+    ranked = order(found, config["SIMILAR"]["WEIGHTS"], language=query.language)[:k]
     response.results = [
         SearchResult(
             rank,

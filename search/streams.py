@@ -8,7 +8,7 @@ S1 query vs the code vectors of all units    S6 query vs the header vectors of a
 S2 generated code vs the code vectors of functions and of classes
 S3 each generated component function vs functions (best match each)
 S4 BM25 over identifiers, docstrings and code     S5 augmented query vs functions
-S7 the units that define a name typed as the query (`Session.send`, `g`)
+S7 the units that define a name typed as the query (`Session.send`, `Router::handle`, `map/2`)
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_units
 from indexing.store import VectorStore
 from search.filters import SearchFilters
-from search.ranking.structure import defines, definition_match, query_shape
+from search.ranking.structure import defines, definition_match, name_variants, query_shape
 
 logger = logging.getLogger(__name__)
 FUNCTION_KINDS = (CodeUnit.Kind.FUNCTION, CodeUnit.Kind.METHOD)
@@ -172,8 +172,8 @@ def lexical_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]]:
     index, scores = ctx.lexical(query)
     mask = None
     if ctx.filters.active:
-        rows = active_units(repository=ctx.repository).values_list("pk", "path", "kind")
-        allowed = [pk for pk, path, kind in rows if ctx.filters.allows(path, kind)]
+        rows = active_units(repository=ctx.repository).values_list("pk", "path", "kind", "language")
+        allowed = [pk for pk, *unit in rows if ctx.filters.allows(*unit)]
         mask = np.isin(index.unit_ids, np.array(allowed, dtype=np.int64)).astype(np.float32)
     return index.search(query, n=ctx.depth["S4"], mask=mask, scores=scores)
 
@@ -194,12 +194,20 @@ def definitions_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]
     for name in names:
         # A module block's names are a short JSON list: matched as text here (a JSON
         # containment lookup is not on every database), exactly below.
-        wanted |= Q(name=name) | Q(kind=CodeUnit.Kind.MODULE, defines__icontains=f'"{name}"')
+        wanted |= Q(name__in=name_variants(name))
+        wanted |= Q(kind=CodeUnit.Kind.MODULE, defines__icontains=f'"{name}"')
+        if "/" not in name:
+            # Elixir's `map/2` for `map`: a range on the (repository, name) index.
+            wanted |= Q(name__gte=f"{name}/", name__lt=f"{name}0")
+    if shape.dotted:
+        wanted |= Q(name=shape.dotted)  # a dotted name may be one unit's (`Shop.Stock`)
     found = (
         active_units(repository=ctx.repository)
         .filter(wanted)
-        .only("pk", "kind", "name", "qualname", "defines", "path")
+        .only("pk", "kind", "name", "qualname", "defines", "path", "language")
     )
+    if ctx.filters.active:
+        found = [u for u in found if ctx.filters.allows(u.path, u.kind, u.language)]
 
     def match(unit: CodeUnit) -> float:
         if shape.name:

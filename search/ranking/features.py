@@ -21,14 +21,14 @@ from typing import Protocol
 
 import numpy as np
 
-from indexing.lexical import tokenize
-from indexing.unit_text import identifier_words
+from indexing.lexical import code_tokens, tokenize
+from indexing.unit_text import identifier_words, path_text
 from search.filters import is_test_path
 
 
 class RankedUnit(Protocol):
     path: str
-    kind: str
+    kind: str  # a documentation or configuration `section` is none of the one-hot kinds
     name: str
     qualname: str
     signature: str
@@ -139,6 +139,8 @@ def unit_words(unit: RankedUnit) -> UnitWords:
         f"{unit.class_summary} {unit.module_summary}",
         unit.end_line - unit.start_line + 1,
         " ".join(unit.decorators),
+        # Units of the evaluation's snippet corpora carry no language: they are Python.
+        getattr(unit, "language", "python"),
     )
 
 
@@ -154,21 +156,22 @@ def _unit_words(
     context: str,
     lines: int,
     decorators: str,
+    language: str = "python",
 ) -> UnitWords:
     # Tokenising and stemming a unit's code is most of the features' cost, and the same units
     # come back across queries (a repository's popular functions): computed once per text.
     # Keyed on the texts themselves, so an edited unit never meets a stale entry.
-    span = _docstring_span(code, docstring)
+    span = _docstring_span(code, docstring, signature, language)
     without_docstring = code if span is None else code[: span[0]] + code[span[1] :]
     name_words = identifier_words(name)
     return UnitWords(
         name=frozenset(stems(name_words)),
         qualname=frozenset(stems(identifier_words(qualname))),
         class_name=frozenset(stems(identifier_words(class_name))),
-        path=frozenset(stems(identifier_words(path.removesuffix(".py")))),
-        signature=frozenset(stems(tokenize(signature))),
-        code=frozenset(stems(tokenize(without_docstring))),
-        text=frozenset(stems(tokenize(code))),
+        path=frozenset(stems(identifier_words(path_text(path)))),
+        signature=frozenset(stems(code_tokens(signature, language))),
+        code=frozenset(stems(code_tokens(without_docstring, language))),
+        text=frozenset(stems(code_tokens(code, language))),
         context=frozenset(stems(tokenize(context))),
         name_words=len(name_words),
         # Lines as if the docstring were one line (as the benchmark's `pass` is): see the
@@ -239,14 +242,21 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
     return np.array(rows, dtype=np.float32)
 
 
-def _docstring_span(code: str, docstring: str) -> tuple[int, int] | None:
-    """Where the docstring literal is in the code: it is the body's first statement, so the
-    first triple-quoted string is it."""
+def _docstring_span(
+    code: str, docstring: str, signature: str = "", language: str = "python"
+) -> tuple[int, int] | None:
+    """Where the docstring is in the code. In Python it is the body's first statement, so the
+    first triple-quoted string is it (Elixir's `@doc \"\"\"` too). Elsewhere it is the comment
+    above the definition, which the unit's code starts with: everything before the signature
+    (its last line end left out, so that it counts as one line, as a docstring does)."""
     if not docstring:
         return None
     starts = [i for i in (code.find('"""'), code.find("'''")) if i >= 0]
-    if not starts:
+    if starts:
+        start = min(starts)
+        end = code.find(code[start : start + 3], start + 3)
+        return None if end < 0 else (start, end + 3)
+    if language == "python" or not signature:
         return None
-    start = min(starts)
-    end = code.find(code[start : start + 3], start + 3)
-    return None if end < 0 else (start, end + 3)
+    head = code.find(signature.split("\n", 1)[0])
+    return (0, code.rfind("\n", 0, head)) if head > 0 and "\n" in code[:head] else None

@@ -1,4 +1,4 @@
-"""How alike two pieces of Python code are, without a model: by the words of their identifiers
+"""How alike two pieces of code are, without a model: by the words of their identifiers
 and by their shape (the syntax tree's node kinds). Both are cosines in [0, 1] that mean the
 same in every repository, so results of several repositories merge on them (`search.similar`).
 
@@ -16,6 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tree_sitter import Parser
+
 from indexing.lexical import tokenize
 from indexing.parsing import parse_tree
 
@@ -31,11 +33,26 @@ _IGNORED_KINDS = frozenset(
 )
 
 
-def node_kinds(code: str) -> list[str]:
-    """The named syntax nodes of `code` in pre-order. Tree-sitter parses fragments too (a
-    pasted method body, a snippet with a syntax error), where `ast` would give up."""
+@lru_cache(maxsize=32)
+def _parser(language: str) -> Parser | None:
+    from indexing.languages import language_named  # loads the grammar registry on first use
+
+    spec = language_named(language)
+    return None if spec is None else Parser(spec.language())
+
+
+def node_kinds(code: str, language: str = "python") -> list[str]:
+    """The named syntax nodes of `code` in pre-order, parsed by its language's grammar (none
+    for a documentation or configuration section). Tree-sitter parses fragments too (a pasted
+    method body, a snippet with a syntax error), where `ast` would give up."""
     source = textwrap.dedent(code[:MAX_CHARS]).encode("utf-8", errors="replace")
-    cursor = parse_tree(source).walk()
+    if language == "python":
+        tree = parse_tree(source)
+    elif (parser := _parser(language)) is not None:
+        tree = parser.parse(source)
+    else:
+        return []
+    cursor = tree.walk()
     kinds: list[str] = []
     descending = True
     while True:
@@ -75,10 +92,10 @@ def _cosine(a: Profile, b: Profile) -> float:
 
 
 @lru_cache(maxsize=20000)
-def code_shape(code: str) -> Profile:
+def code_shape(code: str, language: str = "python") -> Profile:
     """The n-grams of `code`'s node kinds, counted. Cached: a unit's code is met again by every
     query it is a candidate of."""
-    kinds = node_kinds(code)
+    kinds = node_kinds(code, language)
     grams: Counter = Counter()
     for n in range(1, SHAPE_NGRAMS + 1):
         grams.update("/".join(kinds[i : i + n]) for i in range(len(kinds) - n + 1))
@@ -91,8 +108,10 @@ def code_words(code: str) -> Profile:
     return Profile.of(Counter(tokenize(code[:MAX_CHARS])))
 
 
-def shape_similarity(a: str, b: str) -> float:
-    return _cosine(code_shape(a), code_shape(b))
+def shape_similarity(a: str, b: str, a_language: str = "python", b_language: str = "") -> float:
+    """Each parsed in its own language (`b` in `a`'s unless told): code of two languages
+    shares few node kinds, so this is near 0 across languages."""
+    return _cosine(code_shape(a, a_language), code_shape(b, b_language or a_language))
 
 
 def word_similarity(a: str, b: str) -> float:

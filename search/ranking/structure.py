@@ -11,7 +11,9 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
   starts;
 - a top 10 spent on one file's methods hides the second file that answers too;
 - a module-level block (constants, data tables, a `__main__` block) matches many words but is
-  rarely what a sentence asks for, unless it defines the name asked about.
+  rarely what a sentence asks for, unless it defines the name asked about;
+- a question that asks how a part works is answered by files: for those the list is spread
+  over files harder and a file is weighed as a whole (`search.ranking.files`).
 
 Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
 developer questions' tuning part and checked on the package benchmark and CoSQA dev.
@@ -23,15 +25,36 @@ import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Protocol
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+from indexing.unit_text import file_stem
+from search.ranking.files import asks_for_files, file_evidence, is_opening
+
+# A name as typed, once its separators are dots: `Session.send`, `Enum.map/2`, `empty?`,
+# `foldl'`, `$el` (a sigil is part of a PHP or JavaScript name).
+_SEGMENT = r"[$@]?[A-Za-z_][A-Za-z0-9_$]*[?!']?"
+_NAME = re.compile(rf"{_SEGMENT}(?:\.{_SEGMENT})*(?:/\d+)?")
+# Qualifying separators of other languages, read as dots: Rust, C++, PHP and Ruby `::`, Ruby and
+# JavaScript docs' `Foo#bar`, PHP's `->` and namespaces' `\`, Lua's `obj:method`. Only between
+# two name characters, so that a sentence's "#45" or "note:" stays as it is.
+_SEPARATOR = re.compile(r"(?<=[\w?!'])(?:::|->|#|\\)(?=[$@A-Za-z_])")
+_LUA_METHOD = re.compile(r"(?<=\w):(?=[A-Za-z_])")
+_ARITY = re.compile(r"/\d+$")
+# The parser's suffix for a second definition of one qualname (`Pretty.pretty#2`).
+_DUPLICATE = re.compile(r"#\d+$")
+# Words typed before a name that say what it is ("class Foo", "fn parse", "func (r) Handle").
+_KEYWORDS = ("class ", "def ", "func ", "fn ", "function ", "fun ", "struct ", "interface ")
+_KEYWORDS += ("trait ", "enum ", "type ", "module ", "defmodule ", "impl ", "object ")
 _WORD = re.compile(r"[a-z]+")
 # A word shorter than this says too little to match a file name by prefix ("io", "db" do
 # match exactly).
 _PREFIX_CHARS = 4
 # File stems that name no topic.
 _GENERIC_STEMS = frozenset({"__init__", "utils", "util", "base", "core", "main", "misc", "common"})
+# Files that stand for their folder (a package's, module's or crate's entry), by extension.
+_FOLDER_FILES = {".py": "__init__", ".rs": "mod", ".lua": "init"}
+_FOLDER_FILES |= dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"), "index")
 
 
 class ShapedUnit(Protocol):
@@ -40,6 +63,7 @@ class ShapedUnit(Protocol):
     name: str
     qualname: str
     defines: Sequence[str]  # the names it binds (indexing.parsing)
+    docstring: str
 
 
 @dataclass(frozen=True)
@@ -51,6 +75,14 @@ class Strengths:
     # Taken off a module block that does not define the queried name: the ranker never saw
     # module-level code, and long blocks of constants and data match many words.
     module: float = 0.0
+    # For a question that asks how a part works (`search.ranking.files`): the step taken off
+    # each further unit of a file (instead of `same_file`), what a file's share of the first
+    # `file_window` candidates adds per doubling, and what a file's opening lines (its
+    # docstring's block) get back of the module step.
+    broad_same_file: float = 0.0
+    file_mass: float = 0.0
+    file_window: int = 30
+    opening: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -61,12 +93,25 @@ class QueryShape:
     words: frozenset[str]  # the query's lower-case words, for file names
 
 
+def normal_name(name: str) -> str:
+    """A qualified name with every language's separators as dots: `Foo::bar`, `Foo#bar`,
+    `Foo->bar` and `Foo.bar` are one name (`Timer:start` too, when the whole text is a name)."""
+    return _SEPARATOR.sub(".", name)
+
+
+def bare_name(name: str) -> str:
+    """The name without an Elixir arity: `map/2` -> `map`."""
+    return _ARITY.sub("", name)
+
+
 def query_shape(query: str) -> QueryShape:
-    text = query.strip().removesuffix("()")
-    for keyword in ("class ", "def "):
+    text = normal_name(query.strip().removesuffix("()"))
+    for keyword in _KEYWORDS:
         text = text.removeprefix(keyword)
+    if _NAME.fullmatch(text) is None and _NAME.fullmatch(lua := _LUA_METHOD.sub(".", text)):
+        text = lua
     is_name = _NAME.fullmatch(text) is not None
-    tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query)
+    tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", normal_name(query))
     mentioned = frozenset(
         t.rstrip(".").split(".")[-1]
         for t in tokens
@@ -86,26 +131,56 @@ def _is_camel(token: str) -> bool:
 
 
 def defines(unit: ShapedUnit, name: str) -> bool:
-    return unit.name == name or name in unit.defines
+    """The unit binds `name`: its own name, or a name a module block assigns."""
+    return same_name(unit.name, name) or name in unit.defines
+
+
+def same_name(have: str, want: str) -> bool:
+    """A unit named `have` is what a query naming `want` asks for: the same name, or the name
+    without what a query may add or leave off: an Elixir arity (`map` asks for `map/2`), a
+    question's `?` (`empty?` asks for `empty`), a sigil (`$el`, `@count`)."""
+    if have == want:
+        return True
+    if "/" in have and "/" not in want and bare_name(have) == want:
+        return True
+    return have in (want[:-1] if want[-1:] in "?!" else "", want.lstrip("$@%"))
+
+
+def name_variants(name: str) -> list[str]:
+    """The spellings a definition of `name` may be stored under (`same_name`'s exact cases)."""
+    variants = [name, name[:-1] if name[-1:] in "?!" else "", name.lstrip("$@%")]
+    return [v for v in dict.fromkeys(variants) if v]
 
 
 def definition_match(unit: ShapedUnit, shape: QueryShape) -> float:
     """1 when the unit defines the queried name (the dotted name, exactly, when one was
-    typed), 0.5 when it defines the name under another parent, else 0."""
-    if not shape.name or not defines(unit, shape.name):
-        return 0.0
+    typed), 0.5 when it defines the name under another parent, else 0. Separators count as
+    dots on both sides, so `Router::handle` finds a Rust `Router::handle` as `Router.handle`
+    would; an arity left off the query matches every arity."""
     if not shape.dotted:
+        if not shape.name:
+            return 0.0
+        return 1.0 if defines(unit, shape.name) else 0.0
+    qualname = _DUPLICATE.sub("", normal_name(unit.qualname))
+    if not _has_arity(shape.dotted):
+        qualname = bare_name(qualname)
+    exact = qualname == shape.dotted or qualname.endswith("." + shape.dotted)
+    # A dotted name may be one unit's whole name (an Elixir module `Shop.Stock`).
+    if exact and (defines(unit, shape.name) or unit.name == shape.dotted):
         return 1.0
-    return (
-        1.0 if unit.qualname == shape.dotted or unit.qualname.endswith("." + shape.dotted) else 0.5
-    )
+    return 0.5 if defines(unit, shape.name) else 0.0
+
+
+def _has_arity(name: str) -> bool:
+    return _ARITY.search(name) is not None
 
 
 def file_topic(path: str, words: frozenset[str]) -> bool:
     """The file's name is a word of the query, or the start of one (`auth.py` for
-    "authentication", `aliases.py` for "alias")."""
-    stem = path.rsplit("/", 1)[-1].removesuffix(".py").lower()
-    if stem == "__init__":
+    "authentication", `aliases.py` for "alias"). A file that stands for its folder
+    (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder."""
+    stem = file_stem(path).lower()
+    if stem == _FOLDER_FILES.get(PurePosixPath(path).suffix, "__init__"):
         parts = path.rsplit("/", 2)
         stem = parts[-2].lower() if len(parts) > 1 else stem
     stem = stem.strip("_")
@@ -154,16 +229,24 @@ def shape_ranked(
     rules of the module docstring: each unit with its adjusted score and the rules that lifted
     it, in words ("" when none did)."""
     shape = query_shape(query)
+    broad = asks_for_files(query, is_name=bool(shape.name))
+    units = [unit for unit, _ in ranked]
+    mass = strengths.file_mass if broad else 0.0
+    evidence = file_evidence(units, window=strengths.file_window, strength=mass)
     topics: dict[str, bool] = {}
     adjusted, words = [], {}
     for unit, score in ranked:
         if strengths.file_topic and unit.path not in topics:
             topics[unit.path] = file_topic(unit.path, shape.words)
         lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
+        if broad and strengths.opening and is_opening(unit):
+            lifts.append((strengths.opening, "the file's opening lines"))
+        lifts.append((evidence.get(unit.path, 0.0), ""))
         adjusted.append((unit, score + sum(amount for amount, _ in lifts)))
         words[id(unit)] = "; ".join(text for _, text in lifts if text)
-    if strengths.same_file:
-        adjusted = _spread_files(adjusted, strengths.same_file)
+    step = strengths.broad_same_file if broad and strengths.broad_same_file else strengths.same_file
+    if step:
+        adjusted = _spread_files(adjusted, step)
     else:
         adjusted.sort(key=lambda pair: -pair[1])
     return [(unit, score, words[id(unit)]) for unit, score in adjusted]

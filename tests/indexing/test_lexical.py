@@ -60,3 +60,50 @@ def test_an_index_says_which_ids_it_holds():
     index = bm25_index([7, 3, 11], [["retry", "http"], ["parse", "cookie"], ["encode"]])
     assert index.holds({3, 4, 11, 99}) == {3, 11}
     assert index.scores_of(index.scores("retry"), [7, 4]).keys() == {7}
+
+
+def test_python_tokens_are_pinned():
+    # The ranker and the BM25 indexes on disk were built on exactly these tokens.
+    from indexing.lexical import tokenize, unit_tokens
+
+    assert tokenize("def parse_config_file(self, HTTPRetry_policy):") == [
+        "parse",
+        "config",
+        "file",
+        "http",
+        "retry",
+        "policy",
+    ]
+    assert tokenize('"""Return None if the __init__ is done."""') == ["if", "init", "done"]
+    assert unit_tokens("pkg/net_utils.py", "Client.get", "Fetch it.", "return self.url") == [
+        *["client", "get", "client", "get", "pkg", "net", "utils", "fetch", "url"]
+    ]
+
+
+def test_every_language_spelling_of_a_name_tokenizes_alike():
+    from indexing.lexical import tokenize
+
+    words = ["router", "handle", "request"]
+    for spelling in (
+        "Router.handleRequest",
+        "Router::handle_request",
+        "Router#handleRequest",
+        "$router->handleRequest()",
+        "router-handle-request",
+        "@router.HandleRequest",
+        "%router{handle_request}",
+        "Router.handle_request/2",
+        "ROUTER_HANDLE_REQUEST",
+    ):
+        assert tokenize(spelling) == words, spelling
+    assert tokenize("getHTTPResponseCode") == ["get", "http", "response", "code"]
+
+
+def test_a_languages_syntax_words_stay_out_of_its_code_only():
+    from indexing.lexical import code_tokens, unit_tokens
+
+    go = "func (r *Router) Handle(w Writer) error {\n\treturn nil\n}"
+    assert code_tokens(go, "go") == ["router", "handle", "writer", "error"]
+    assert "func" in code_tokens(go, "python")  # Python's tokens are as they were
+    tokens = unit_tokens("pkg/fn_util.rs", "fn_util", "", "pub fn fn_util() {}", "rust")
+    assert tokens.count("fn") == 3  # the name's twice and the path's: words a person typed

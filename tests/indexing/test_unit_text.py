@@ -71,3 +71,15 @@ def test_field_texts_and_cut():
     assert texts["code"][0] == METHOD.code
     assert len(texts["code"][1]) == MAX_CHARS
     assert texts["header"][0] == header_text(METHOD)
+
+
+def test_the_path_is_read_without_its_extension():
+    from indexing.unit_text import file_stem, path_text
+
+    assert path_text("pkg/net.py") == "pkg/net"
+    assert path_text("bins/bins.go") == "bins/bins"
+    assert path_text("docs/README.md") == "docs/README"
+    assert path_text("pkg/stub.pyi") == "pkg/stub.pyi"  # as it always was
+    assert path_text("conf/.bashrc") == "conf/.bashrc"
+    assert path_text("a.d/Makefile") == "a.d/Makefile"
+    assert file_stem("src/router/index.ts") == "index"

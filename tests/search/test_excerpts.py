@@ -147,7 +147,13 @@ def _page_parts(lines: list[str], start_line: int, query: str) -> dict:
     from search.presenters import result_for_page
 
     code = "\n".join(lines)
-    unit = SimpleNamespace(code=code, start_line=start_line, end_line=start_line + len(lines) - 1)
+    unit = SimpleNamespace(
+        code=code,
+        start_line=start_line,
+        end_line=start_line + len(lines) - 1,
+        language="python",
+        path="a.py",
+    )
     return result_for_page(SimpleNamespace(unit=unit), query)
 
 

@@ -110,3 +110,45 @@ def test_facts(matrix):
 
 def test_no_candidates():
     assert feature_matrix("anything", []).shape == (0, len(FEATURES))
+
+
+def go_unit(docstring: str):
+    code = (
+        "// Retry sends the request again, with backoff.\n"
+        "// It gives up after the attempts.\n"
+        "func (c *Client) Retry(attempts int) error {\n"
+        "\treturn c.send()\n"
+        "}"
+    )
+    return SimpleNamespace(
+        **{
+            **vars(unit("Client.Retry", path="http/client.go", code=code, lines=(1, 5))),
+            "signature": "func (c *Client) Retry(attempts int) error",
+            "docstring": docstring,
+            "language": "go",
+        }
+    )
+
+
+def test_a_doc_comment_counts_as_a_docstring_does():
+    # As for Python: the words and lines of a unit's own doc comment are no feature.
+    documented = go_unit("Retry sends the request again, with backoff.\nIt gives up.")
+    bare = go_unit("")
+    rows = feature_matrix(
+        "retry with backoff", [Candidate(documented, 0.5, 0.5, 1.0), Candidate(bare, 0.5, 0.5, 1.0)]
+    )
+    assert column(rows, "code_share_of_query") == [0.5, 1.0]  # "retry" in the code; "backoff" not
+    assert column(rows, "body_lines")[0] == pytest.approx(np.log1p(4), abs=1e-4)
+    assert column(rows, "body_lines")[1] == pytest.approx(np.log1p(5), abs=1e-4)
+
+
+def test_a_languages_syntax_words_match_no_question():
+    code = "function add_item(item)\n  return item\nend"
+    lua = SimpleNamespace(**{**vars(unit("add_item", code=code)), "language": "lua"})
+    same_as_python = SimpleNamespace(**{**vars(lua), "language": "python"})
+    rows = feature_matrix(
+        "function to add an item at the end",
+        [Candidate(lua, 0.5, 0.5, 1.0), Candidate(same_as_python, 0.5, 0.5, 1.0)],
+    )
+    # Lua's `function` and `end` are its syntax, not the question's words.
+    assert column(rows, "code_share_of_query") == [0.5, 1.0]

@@ -41,3 +41,12 @@ def test_fragments_and_indented_methods_parse():
     assert "for_statement" in node_kinds("for x in items:\n    x.strip(")
     grams = code_shape("x = 1").counts
     assert grams["assignment"] == 1 and grams["expression_statement/assignment/integer"] == 1
+
+
+def test_shape_reads_each_language_with_its_own_grammar():
+    go_a = "func add(a int, b int) int {\n\treturn a + b\n}"
+    go_b = "func sum(x int, y int) int {\n\treturn x + y\n}"
+    python = "def add(a, b):\n    return a + b"
+    assert shape_similarity(go_a, go_b, "go") > 0.9
+    assert shape_similarity(go_a, python, "go", "python") < 0.5
+    assert shape_similarity("# Title\n\ntext", "# Other\n\nmore", "markdown") == 0.0

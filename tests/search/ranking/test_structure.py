@@ -115,3 +115,41 @@ def test_spreading_files_chooses_as_a_scan_of_every_unit_would():
         ]
         expected = _scan_every_unit(scored, step)
         assert [(u.n, s) for u, s in _spread_files(scored, step)] == expected
+
+
+@dataclass(frozen=True)
+class Named:
+    path: str
+    name: str
+    qualname: str
+    kind: str = "method"
+    defines: tuple[str, ...] = ()
+
+
+def test_a_qualified_name_in_any_languages_spelling_finds_its_definition():
+    rust = Named("src/lib.rs", "take", "Bucket::take")
+    for query in ("Bucket::take", "Bucket.take", "Bucket#take", "Bucket->take", "take"):
+        assert definition_match(rust, query_shape(query)) == 1.0, query
+    assert definition_match(rust, query_shape("Pail::take")) == 0.5
+    lua = Unit("timer.lua", "Timer.expired", "method")
+    assert definition_match(lua, query_shape("Timer:expired")) == 1.0
+    assert query_shape("how does Mailer::send queue mail?").mentioned == {"send"}
+    assert query_shape("see issue #45 please").mentioned == frozenset()
+
+
+def test_an_elixir_arity_may_be_typed_or_left_off():
+    reserve = Named("stock.ex", "reserve/3", "Shop.Stock.reserve/3")
+    for query in ("reserve", "reserve/3", "Stock.reserve", "Shop.Stock.reserve/3"):
+        assert definition_match(reserve, query_shape(query)) == 1.0, query
+    assert definition_match(reserve, query_shape("Stock.reserve/2")) == 0.0
+    low = Named("stock.ex", "low?/2", "Shop.Stock.low?/2")
+    assert definition_match(low, query_shape("Stock.low?")) == 1.0
+    module = Named("stock.ex", "Shop.Stock", "Shop.Stock", "class")
+    assert definition_match(module, query_shape("Shop.Stock")) == 1.0
+
+
+def test_a_file_that_stands_for_its_folder_is_named_by_it():
+    words = query_shape("how are routes matched by the router").words
+    for path in ("web/router/index.ts", "src/router/mod.rs", "router/init.lua", "router.go"):
+        assert file_topic(path, words), path
+    assert not file_topic("web/index.py", words)  # Python's index.py is a file named index
