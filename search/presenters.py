@@ -18,6 +18,7 @@ def result_as_dict(result: SearchResult) -> dict[str, Any]:
         "path": unit.path,
         "qualname": unit.qualname,
         "kind": unit.kind,
+        "language": unit.language,
         "start_line": unit.start_line,
         "end_line": unit.end_line,
         "score": round(result.score, 6),
@@ -105,7 +106,7 @@ def result_for_page(result: SearchResult, query: str) -> dict[str, Any]:
     chosen = result_excerpt(result, query)
     # One lexing of the whole unit for every part: a window lexed alone is coloured wrongly when
     # it starts inside a docstring.
-    code = HighlightedUnit(unit.code, unit.start_line)
+    code = HighlightedUnit(unit.code, unit.start_line, language=unit.language, path=unit.path)
     window_html = code.lines(chosen.start_line, chosen.end_line)
     signature_html = code.line_stripped(chosen.signature_line) if chosen.signature else ""
     whole_html, cut = code.whole(max_lines=WHOLE_UNIT_LINES)
