@@ -23,75 +23,35 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from indexing.parsing import SECTION, ParsedFile, ParsedUnit, summary_line
+from indexing.parsing import SECTION, ParsedFile, ParsedUnit
 
 MAX_LINES = 60
 MAX_CHARS = 3000
 
 # Lock files are data a tool wrote, never read by people (`indexing.file_selection` skips them).
-LOCK_FILE_NAMES = frozenset(
-    {
-        "package-lock.json",
-        "npm-shrinkwrap.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "bun.lock",
-        "bun.lockb",
-        "deno.lock",
-        "Cargo.lock",
-        "poetry.lock",
-        "Pipfile.lock",
-        "pdm.lock",
-        "uv.lock",
-        "Gemfile.lock",
-        "composer.lock",
-        "go.sum",
-        "go.work.sum",
-        "mix.lock",
-        "flake.lock",
-        "Podfile.lock",
-        "Package.resolved",
-        "pubspec.lock",
-        "packages.lock.json",
-        "gradle.lockfile",
-        "conda-lock.yml",
-        "Chart.lock",
-        ".terraform.lock.hcl",
-    }
-)
-
+_LOCK_FILES = """
+    package-lock.json npm-shrinkwrap.json yarn.lock pnpm-lock.yaml bun.lock bun.lockb deno.lock
+    Cargo.lock poetry.lock Pipfile.lock pdm.lock uv.lock Gemfile.lock composer.lock go.sum
+    go.work.sum mix.lock flake.lock Podfile.lock Package.resolved pubspec.lock packages.lock.json
+    gradle.lockfile conda-lock.yml Chart.lock .terraform.lock.hcl
+"""
+LOCK_FILE_NAMES = frozenset(_LOCK_FILES.split())
+_FORMAT_SUFFIXES = {
+    "markdown": ".md .markdown .mdx",
+    "rst": ".rst",
+    "yaml": ".yml .yaml",
+    "toml": ".toml",
+    "json": ".json",
+    "ini": ".ini .cfg .conf .properties",
+    "dockerfile": ".dockerfile",
+    "makefile": ".mk",
+    "sql": ".sql",
+    # Templates are HTML with a template language's blocks; .vue and .svelte are code.
+    "html": ".html .htm .jinja .jinja2 .j2 .hbs .handlebars .mustache .ejs .erb .liquid .njk",
+    "css": ".css .scss .sass .less",
+}
 _SUFFIXES = {
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".mdx": "markdown",
-    ".rst": "rst",
-    ".yml": "yaml",
-    ".yaml": "yaml",
-    ".toml": "toml",
-    ".json": "json",
-    ".ini": "ini",
-    ".cfg": "ini",
-    ".conf": "ini",
-    ".properties": "ini",
-    ".dockerfile": "dockerfile",
-    ".mk": "makefile",
-    ".sql": "sql",
-    ".html": "html",
-    ".htm": "html",
-    ".jinja": "html",
-    ".jinja2": "html",
-    ".j2": "html",
-    ".hbs": "html",
-    ".handlebars": "html",
-    ".mustache": "html",
-    ".ejs": "html",
-    ".erb": "html",
-    ".liquid": "html",
-    ".njk": "html",
-    ".css": "css",
-    ".scss": "css",
-    ".sass": "css",
-    ".less": "css",
+    suffix: fmt for fmt, suffixes in _FORMAT_SUFFIXES.items() for suffix in suffixes.split()
 }
 _NAMES = {
     "dockerfile": "dockerfile",
@@ -103,8 +63,7 @@ _NAMES = {
     ".env.template": "ini",
     ".editorconfig": "ini",
 }
-TEXT_FORMATS = ("markdown", "rst", "yaml", "toml", "json", "ini", "dockerfile", "makefile", "sql")
-TEXT_FORMATS += ("html", "css")
+TEXT_FORMATS = tuple(_FORMAT_SUFFIXES)
 
 
 def text_format_for_path(path: str) -> str | None:
@@ -1035,12 +994,3 @@ _READERS: dict[str, Callable[[_Doc], list[_Section]]] = {
     "html": _read_html,
     "css": _read_css,
 }
-
-
-__all__ = [
-    "LOCK_FILE_NAMES",
-    "TEXT_FORMATS",
-    "parse_text_file",
-    "summary_line",
-    "text_format_for_path",
-]
