@@ -9,9 +9,8 @@ PORT ?= 8000
 # The demo repository: the source of a third-party package that the install itself brings.
 DEMO_PACKAGE ?= requests
 
-.PHONY: setup run demo browser sandbox test test-fast lint bench bench-scale bench-first-answer clean lock \
-	bench-working-tree \
-	models-large train-ranker train-embedder cosqa-data
+.PHONY: setup run demo browser sandbox test test-fast lint bench bench-reports bench-scale \
+	bench-first-answer clean lock models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash; the project itself is installed on
@@ -94,8 +93,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The quick measurements (indexing throughput, load), then docs/BENCHMARKS.md's first part
+# rewritten from the committed reports; bench-reports only rewrites it (seconds).
 bench: setup
 	$(PY) -m benchmarks.run
+
+bench-reports: $(STAMP)
+	$(PY) -m benchmarks.run --from-reports
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
 # From adding a repository to its first answer (docs/BENCHMARKS.md, "Searchable in seconds"):
@@ -115,12 +119,6 @@ bench-first-answer: setup
 		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" \
 		--project var/benchmarks/baseline-tree
 	$(PY) -m benchmarks.time_to_answer section var/benchmarks/tta-new.json var/benchmarks/tta-before.json
-
-# `reporift mcp --path` on a 300-file tree as a coding agent's MCP client uses it: first answer,
-# edits found by the next call, the one-shot CLI (docs/BENCHMARKS.md; 20 to 40 min on one core).
-bench-working-tree: setup
-	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"
-	taskset -c 0 $(PY) -m benchmarks.working_tree --models var/models --out docs/eval/working-tree.json
 
 bench-scale: setup
 	$(PY) -m benchmarks.scale

@@ -69,15 +69,18 @@ def machine_line() -> str:
     return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {date.today()}"
 
 
-def write_section(name: str, body: str) -> None:
-    """Replace the section between `<!-- BEGIN name -->` and `<!-- END name -->` (or append)."""
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
-    block = f"{begin}\n{body.strip()}\n{end}"
+def write_section(name: str, body: str) -> bool:
+    """Replace the section between `<!-- section: name -->` and `<!-- end -->` of the first part
+    of docs/BENCHMARKS.md. A section the document does not have is not added (the report is the
+    record): False then."""
+    text = DOC.read_text()
+    begin, end = f"<!-- section: {name} -->", "<!-- end -->"
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else f"{text}\n{block}\n"
-    DOC.write_text(text)
+    if not pattern.search(text):
+        print(f"docs/BENCHMARKS.md has no section {name!r}: left as it is", file=sys.stderr)
+        return False
+    DOC.write_text(pattern.sub(lambda _: f"{begin}\n{body.strip()}\n{end}", text, count=1))
+    return True
 
 
 def run_module(module: str, *args: str) -> None:

@@ -1,15 +1,268 @@
-"""`make bench`: every benchmark, each in its own process, each rewriting its own section of
-docs/BENCHMARKS.md."""
+"""`make bench`: the first part of docs/BENCHMARKS.md (today's figures), one section per concern,
+each rewritten from the committed reports under docs/eval/ that it names. The "languages" section
+is written by the per-language evaluation, the "indexing" one by `benchmarks.indexing`.
 
-from benchmarks.common import run_module
+    python -m benchmarks.run                  # the quick measurements, then every section
+    python -m benchmarks.run --from-reports   # every section from the committed reports only
 
-BENCHMARKS = [
-    "benchmarks.indexing",
-    "benchmarks.search_latency",
-    "benchmarks.agents",
-    "benchmarks.load",
-]
+The quick measurements (indexing throughput, load on the demo repository) take minutes; the
+others (dev-set quality, scale, the LLM stages, labels, tryouts) take hours and are run by their
+own command, which each section names; their reports are what the sections read."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.common import ROOT, run_module, write_section
+
+EVAL = ROOT / "docs" / "eval"
+# (module, its arguments): each writes what the sections below read, or its own section.
+QUICK = [("benchmarks.indexing", ()), ("benchmarks.load", ("--out", "docs/eval/load.json"))]
+
+
+def report(name: str):
+    return json.loads((EVAL / name).read_text())
+
+
+def _ci(low: float, high: float) -> str:
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def _diff(d: dict) -> str:
+    cell = f"{d['difference']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]"
+    return f"{cell} (noise)" if d["low"] <= 0 <= d["high"] else cell
+
+
+def quality() -> str:
+    today = report("embedder-today.json")
+    lines = [
+        "Command: `python -m benchmarks.embedder_eval run` once per embedder (plain MiniLM, the "
+        'tuned delta), then `compare` (history: "Embedding"); report '
+        "`docs/eval/embedder-today.json`.",
+        "",
+        "| dev set | queries | plain embedder (S1 only): S@1 / MRR / NDCG@10 | fast mode | "
+        "Δ MRR [95%] | Δ NDCG@10 [95%] |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for key, label in (("packages", "dev packages (11)"), ("cosqa", "CoSQA dev")):
+        data = today["sets"][key]
+        base = data["rows"]["S1 only"]["base"]["metrics"]
+        fast = data["rows"]["fast mode"]["tuned"]["metrics"]
+        paired = data["fast_mode_tuned_vs_S1_only_base"]
+        cells = " / ".join(f"{base[m]:.3f}" for m in ("success@1", "mrr", "ndcg@10"))
+        fast_cells = " / ".join(f"{fast[m]:.3f}" for m in ("success@1", "mrr", "ndcg@10"))
+        lines.append(
+            f"| {label} | {data['queries']} | {cells} | {fast_cells} | {_diff(paired['mrr'])} "
+            f"| {_diff(paired['ndcg@10'])} |"
+        )
+    rounds, semble = report("questions-round.json"), report("questions-semble-tune.json")
+    lines += [
+        "",
+        "Developer questions (tuning part; `python manage.py evaluate --format questions "
+        "benchmarks/questions/dev --part tune`, compared with `python -m benchmarks.questions "
+        "compare`; semble 0.7.0 with our distilled table by "
+        "`python -m benchmarks.semble_questions`). "
+        "Reports `docs/eval/questions-round.json`, `docs/eval/questions-semble-tune.json`:",
+        "",
+        "| kind | queries | fast mode NDCG@10 | Δ against the pipeline before the questions [95%] "
+        "| semble NDCG@10 |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for kind in ("all", "symbol", "behaviour", "architecture"):
+        row = rounds["tune"][kind]["ndcg@10"]
+        theirs = semble["ndcg@10"] if kind == "all" else semble["by_kind"][kind]["ndcg@10"]["mean"]
+        n = rounds["tune"][kind]["n_queries"]
+        low, high = row["ci95"]
+        lines.append(
+            f"| {kind} | {n} | {row['new']:.3f} "
+            f"| {row['difference']:+.3f} [{low:+.3f}, {high:+.3f}] | {theirs:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def speed() -> str:
+    tta, load = report("first-answer-new.json"), report("load.json")
+    trees = {Path(t["tree"]).name: t for t in tta["trees"]}
+    lines = [
+        "Time to first answer: `make bench-first-answer` (`python -m benchmarks.time_to_answer`), "
+        f"{tta['machine']}, one core; report `docs/eval/first-answer-new.json`.",
+        "",
+        "| tree | units | first answer (s) | all phases (s) | semble index (s) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, row in trees.items():
+        if name in ("pydantic", "requests") or row["units"] > 20000:
+            full = row.get("time_to_full_s")
+            label = "django + openai + chromadb" if row["units"] > 20000 else name
+            lines.append(
+                f"| {label} | {row['units']:,} | {row['time_to_first_answer_s']} "
+                f"| {full if full is not None else 'not waited for'} | {row['semble_index_s']} |"
+            )
+    lines += [
+        "",
+        "Query latency, fast mode, warm, 24,086 units (`python -m benchmarks.latency_breakdown "
+        "--data-dir DIR --repository big --rounds 10`, three runs; report "
+        "`docs/eval/latency-vector-graph.json`):",
+        "",
+        "| query | p50 / p95 (ms), three runs |",
+        "| --- | --- |",
+    ]
+    now = [
+        side
+        for side in report("latency-vector-graph.json")["before_and_now"]
+        if side["side"] == "now"
+    ]
+    for measure, label in (
+        ("new query", "a new query (cold: its transformer vector computed)"),
+        ("cached query vector", "a repeated query (warm: its vector cached)"),
+        ("phase 1", "answered by phase 1's static vectors"),
+    ):
+        lines.append(
+            f"| {label} | "
+            + ", ".join(f"{s[measure]['p50']} / {s[measure]['p95']}" for s in now)
+            + " |"
+        )
+    ours, base = load["summary"]["this checkout"], load["summary"].get("baseline")
+    against = (
+        f" (the build at {load['baseline_commit']} in the same run: "
+        f"{base['throughput_rps']:.1f} req/s)"
+        if base
+        else ""
+    )
+    lines += [
+        "",
+        f"Load: `python -m benchmarks.load --clients 20 --seconds 60` (part of `make bench`), "
+        f"{load['machine']}, {load['units']} units; report `docs/eval/load.json`: "
+        f"{ours['throughput_rps']:.1f} req/s, p50 {ours['p50_ms']:.0f} ms, "
+        f"p95 {ours['p95_ms']:.0f} ms, "
+        f"{ours['errors']} errors{against}.",
+        "",
+        "Indexing throughput (both phases, every unit embedded): the scale section's units/s.",
+    ]
+    return "\n".join(lines)
+
+
+def scale() -> str:
+    lines = [
+        "`make bench-scale` (`python -m benchmarks.scale`, hours); report `docs/eval/scale.json`.",
+        "",
+        "| units | index (s) | units/s | indexing peak RSS (MiB) | fast p50 / p95 (ms) "
+        "| serving RSS (MiB) | disk: SQL / Chroma / lexical (MiB) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in report("scale.json"):
+        disk = row["disk_mib"]
+        lines.append(
+            f"| {row['units']:,} | {row['index_s']} | {row['units_per_s']} "
+            f"| {row['index_peak_rss_mib']:,} | {row['fast_ms']['p50']} / {row['fast_ms']['p95']} "
+            f"| {row['serving_rss_mib']:,} | {disk['sql']} / {disk['chroma']} / {disk['lexical']} |"
+        )
+    return "\n".join(lines)
+
+
+LLM_STAGES = ("augment", "codegen", "rerank")
+LLM_ROWS = {
+    "llm-stages-qwen2-5-coder-0-5b-instruct.json": (
+        "Qwen2.5-Coder-0.5B (default)",
+        [
+            "+ pointwise rerank, weight 0.3",
+            "+ S2: one short generated function (HyDE)",
+            "+ S5: augmented query (one completion)",
+        ],
+    ),
+    "llm-stages-qwen2-5-coder-1-5b-instruct-scores.json": (
+        "Qwen2.5-Coder-1.5B (opt-in)",
+        ["+ pointwise rerank, score blend 0.3"],
+    ),
+}
+
+
+def llm_stages() -> str:
+    lines = [
+        "`python -m benchmarks.llm_stages --cosqa $COSQA/cosqa-retrieval-dev-500.json` with the "
+        'model served (samples of the dev sets; the history, "LLM stages", has every row and '
+        "its paired interval). MRR, fast mode → with the stage:",
+        "",
+        "| model | stage | dev packages MRR | CoSQA dev MRR | p50 of the stage | report |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, (model, configs) in LLM_ROWS.items():
+        data = report(name)
+        packages, cosqa = data["packages (dev)"], data["CoSQA dev"]
+        fast = "fast: learned ranker, no LLM"
+        for config in configs:
+            stage = _stage_p50(packages, config)
+            lines.append(
+                f"| {model} | {config.lstrip('+ ')} | {packages[fast]['mrr']:.3f} → "
+                f"{packages[config]['mrr']:.3f} "
+                f"| {cosqa[fast]['mrr']:.3f} → {cosqa[config]['mrr']:.3f} "
+                f"| {stage} "
+                f"| `docs/eval/{name}` |"
+            )
+    return "\n".join(lines)
+
+
+def _stage_p50(rows: dict, config: str) -> str:
+    """The p50 of the LLM stages a configuration adds. Configurations that share a stage reuse
+    the first one's cached answers (their own p50 is near 0), so each stage's figure is from the
+    first configuration that ran it."""
+    stages = [k for k, v in rows[config]["stage_latency_p50_ms"].items() if k in LLM_STAGES]
+    cells = []
+    for stage in stages:
+        ran = (row["stage_latency_p50_ms"].get(stage, 0) for row in rows.values())
+        cells.append(f"{stage} {next((v for v in ran if v), 0) / 1000:.1f} s")
+    return ", ".join(cells)
+
+
+def labels_tryouts() -> str:
+    lines = [
+        "Labels: one LLM judgement per pair against WebQueryTest's human labels "
+        "(`python -m benchmarks.judge_quality --cosqa $COSQA --methods judge`); tryouts: an "
+        "example written and run in the sandbox for the first unit found for a developer question "
+        "(`python -m benchmarks.found_examples --model MODEL --n 100`).",
+        "",
+        "| model | label accuracy [95%] (pairs) | examples whose check passed [95%] (results) "
+        "| reports |",
+        "| --- | --- | --- | --- |",
+    ]
+    for model, slug in (
+        ("qwen2.5-coder-0.5b-instruct", "qwen2-5-coder-0-5b-instruct"),
+        ("qwen2.5-coder-1.5b-instruct", "qwen2-5-coder-1-5b-instruct"),
+    ):
+        judge = report(f"judge-quality-single-{slug}.json")["by_set"]["webquery"]["judge"]
+        examples = report(f"examples-{model}.json")
+        share, low, high = examples["passed_share"]
+        accuracy, a_low, a_high = judge["accuracy"]
+        lines.append(
+            f"| {model} | {accuracy:.3f} {_ci(a_low, a_high)} ({judge['pairs']}) "
+            f"| {share:.0%} [{low:.0%}, {high:.0%}] ({examples['results']}) "
+            f"| `docs/eval/judge-quality-single-{slug}.json`, `docs/eval/examples-{model}.json` |"
+        )
+    return "\n".join(lines)
+
+
+SECTIONS: dict[str, Callable[[], str]] = {
+    "quality": quality,
+    "speed": speed,
+    "scale": scale,
+    "llm-stages": llm_stages,
+    "labels-tryouts": labels_tryouts,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--from-reports", action="store_true", help="measure nothing")
+    args = parser.parse_args(argv)
+    if not args.from_reports:
+        for module, module_args in QUICK:
+            run_module(module, *module_args)
+    for name, render in SECTIONS.items():
+        write_section(name, render())
+
 
 if __name__ == "__main__":
-    for module in BENCHMARKS:
-        run_module(module)
+    main()

