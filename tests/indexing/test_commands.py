@@ -49,3 +49,11 @@ def test_index_repo_exit_code_is_nonzero_on_failure(tmp_path):
     )
     assert done.returncode != 0
     assert "not a directory" in done.stderr
+
+
+@pytest.mark.django_db
+def test_index_repo_of_a_tree_with_nothing_readable_is_not_a_success(write_repo):
+    root = write_repo({"notes.bin": "\x00\x01\x02", "image.png": "\x89PNG"})
+    with pytest.raises(CommandError, match=r"no files RepoRift can read .*\(0 units\)") as failed:
+        call_command("index_repo", str(root), "--name", "empty")
+    assert failed.value.returncode == 1

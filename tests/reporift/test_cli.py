@@ -12,7 +12,8 @@ def test_a_new_data_dir_is_migrated_before_the_command_runs(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "reporift.cli", "search", "nothing-indexed", "greet someone"],
         cwd=ROOT,
-        env={**os.environ, "REPORIFT_DATA_DIR": str(tmp_path / "data")},
+        # In this process: the warm server has its own test (tests/reporift/test_cli_server.py).
+        env={**os.environ, "REPORIFT_DATA_DIR": str(tmp_path / "data"), "REPORIFT_CLI_SERVER": "0"},
         capture_output=True,
         text=True,
         timeout=120,

@@ -14,6 +14,7 @@ from indexing.services import index_run_execute, index_run_start, repository_cre
 
 class Command(BaseCommand):
     help = "Index (or incrementally re-index) a repository: a local path, a git URL or an archive."
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("source", help="local directory, git URL (file:// too) or archive")
@@ -49,6 +50,15 @@ class Command(BaseCommand):
         bar.close()
         if run.status != IndexRun.Status.SUCCEEDED:
             raise CommandError(f"index run {run.pk} failed: {run.error}")
+        if run.units_total == 0:
+            # Not a success: a script that indexes and then searches would get "nothing
+            # matched" for every question, with no hint that the index itself is empty.
+            for warning in run.warnings[:20]:
+                self.stderr.write(f"warning: {warning}")
+            raise CommandError(
+                f"{repository.name}: no files RepoRift can read in {source} (0 units); "
+                "nothing to search"
+            )
         for warning in run.warnings[:20]:
             self.stderr.write(f"warning: {warning}")
         if len(run.warnings) > 20:
