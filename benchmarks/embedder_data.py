@@ -13,11 +13,11 @@ allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
 - CoSQA's training pairs: label 1 as (query, code) positives; a label-0 code of the same query,
   human-judged not to answer it, is that positive's hard negative.
 - with `--kinds function,class,module`, the developer-question kinds the function pairs lack
-  (issue 32): a class docstring's first sentence -> the class, a module docstring's first
-  sentence -> the file's first module block (its imports and top-level names), each text with
-  every docstring of the file stripped; packages whose questions are held out elsewhere
-  (`benchmarks.question_train.HELD_OUT`) are left out of these. The default, `function`, is
-  the recipe the shipped delta was made by, byte for byte.
+  (behaviour and architecture questions): a class docstring's first sentence -> the class, a
+  module docstring's first sentence -> the file's first module block (its imports and
+  top-level names), each text with every docstring of the file stripped; packages whose
+  questions are held out elsewhere (`benchmarks.question_train.HELD_OUT`) are left out of these.
+  The default, `function`, is the recipe the shipped delta was made by, byte for byte.
 - with `--questions benchmarks/questions/train`, the written train questions' targets
   (`benchmarks.question_pairs`): questions in a user's words, source `question:<package>`.
 

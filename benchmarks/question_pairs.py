@@ -1,5 +1,5 @@
 """Embedder training pairs from the written train questions (`benchmarks/questions/train`):
-questions in a user's words, which no docstring sentence is (issue 32).
+questions in a user's words, which no docstring sentence is.
 
 The questions are read by the evaluation's own loader (`search.evaluation.questions`), which
 refuses a row written against another version of its package and a target that is not there.

@@ -70,7 +70,7 @@ def cached_candidates(name: str, dataset, cache: Path | None) -> list[tuple]:
 def replay(rows: list[tuple], strengths, adjust=None) -> list[dict[str, float]]:
     """Each query's metrics with the rules at `strengths` applied to its cached candidates;
     `adjust(query, results)`, when given, adds an amount to each candidate's score first (a
-    rule being tried, `benchmarks.ranking_probes`)."""
+    rule being tried)."""
     from search.evaluation.metrics import file_metrics, query_metrics
     from search.evaluation.runner import judge
     from search.ranking.structure import shaped_order

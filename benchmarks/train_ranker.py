@@ -27,9 +27,9 @@ CoSQA's training queries (web questions), each over a snippet corpus made of eve
 training pairs (its human-judged non-answers stay in as distractors). `--cosqa-queries 0`
 fits on package rows alone.
 
-The data dir defaults to the lab's (`var/benchmarks/lab/data`), whose vector cache already holds
-the train packages' vectors when the lab has run; from nothing, indexing the train packages
-(63,000 units) takes about half an hour on two cores.
+The data dir defaults to `var/benchmarks/lab/data`, the one the dev-set evaluations share, whose
+vector cache holds the train packages' vectors once they were indexed there; from nothing,
+indexing the train packages (63,000 units) takes about half an hour on two cores.
 """
 
 from __future__ import annotations

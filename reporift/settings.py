@@ -177,7 +177,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # locked" errors between the web process and a worker. Transactions take the write lock
     # when they begin: a deferred one that read first and then writes while another process
     # writes fails at once ("database is locked") instead of waiting, which two chunk workers
-    # hit within seconds (benchmarks/workers.py).
+    # hit within seconds (two Celery workers indexing one tree).
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
@@ -396,7 +396,7 @@ REPORIFT = {
             # +4.2 and +1.7 points, within the noise). Blended by ranks the same judgements
             # changed no first place; HyDE and augmentation did not help. Rerank p50 16 s.
             # Prompt v3 with excerpts, or on the first 6 only, gained within the noise on 209
-            # package queries (docs/BENCHMARKS.md, issue 22's verdict): v2 and text stay.
+            # package queries (docs/BENCHMARKS.md, "LLM stages"): v2 and text stay.
             "qwen2.5-coder-1.5b-instruct": {
                 "STAGES": ["rerank"],
                 "CODEGEN": "short",

@@ -25,9 +25,9 @@ class TestBubblewrapSandbox(SandboxContract):
 
 @pytest.fixture(scope="module")
 def venv_under_tmp() -> Iterator[Path]:
-    """A venv where a clone under /tmp has one (issue 34): the sandbox mounts a tmpfs of its own
-    on /tmp, which hid the venv's interpreter. Made under /tmp itself, not wherever pytest's
-    temporary directories are configured to be."""
+    """A venv where a clone under /tmp has one: the sandbox mounts a tmpfs of its own on /tmp,
+    which hid the venv's interpreter. Made under /tmp itself, not wherever pytest's temporary
+    directories are configured to be."""
     with tempfile.TemporaryDirectory(prefix="reporift-clone-", dir="/tmp") as tmp:
         venv = Path(tmp) / "clone" / ".venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

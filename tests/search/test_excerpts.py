@@ -238,7 +238,8 @@ def response_unit():
 
 
 def test_highlight_of_the_response_window_matches_the_whole_unit(response_unit):
-    # Issue 32: this query's window on requests' Response opens inside `json`'s docstring.
+    # A developer question's case: its window on requests' Response opens inside `json`'s
+    # docstring.
     parts = _page_parts(
         response_unit.code.split("\n"),
         response_unit.start_line,
