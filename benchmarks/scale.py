@@ -24,7 +24,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-from benchmarks.common import ROOT, machine_line, write_section
+from benchmarks.common import ROOT, write_section
 
 # Packages never copied into a tree: compiled-only or data-only, and the model wheels.
 SKIP = {"__pycache__", "_distutils_hack", "pip", "setuptools", "pkg_resources"}
@@ -168,26 +168,6 @@ def plot(results: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def table(results: list[dict]) -> str:
-    lines = [
-        "| units | files | index | units/s | indexing peak RSS (before publishing) "
-        "| disk: SQL / Chroma / BM25 | fast p50 | fast p95 | fast max | serving RSS |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for r in results:
-        d = r["disk_mib"]
-        before = r.get("before_publish_mib", {}).get("hwm")
-        before = f" ({before} MiB)" if before else ""
-        lines.append(
-            f"| {r['units']:,} | {r['files']:,} | {r['index_s'] / 60:.1f} min | {r['units_per_s']} "
-            f"| {r['index_peak_rss_mib']} MiB{before} "
-            f"| {d['sql']} / {d['chroma']} / {d['lexical']} MiB "
-            f"| {r['fast_ms']['p50']} ms | {r['fast_ms']['p95']} ms | {r['fast_ms']['max']} ms "
-            f"| {r['serving_rss_mib']} MiB |"
-        )
-    return "\n".join(lines)
-
-
 def size_class(units: int) -> int:
     """2k, 20k and 200k trees: one class per power of ten."""
     return round(math.log10(max(units, 1)))
@@ -244,31 +224,10 @@ def main() -> None:
         results.sort(key=lambda r: r["units"])
     (out / "scale.json").write_text(json.dumps(results, indent=1))
     plot(results, out / "scale.png")
-    added = (
-        "; the other rows come from earlier runs of the same command, one size each, with `--add`"
-        if args.add
-        else ""
-    )
-    write_section(
-        "scale",
-        "\n".join(
-            [
-                "## Cost against repository size",
-                "",
-                f"Machine: {machine_line()}. Command: `make bench-scale` (`python -m "
-                f"benchmarks.scale --sizes {' '.join(map(str, args.sizes))} --queries "
-                f"{args.queries}`{added}). Trees built from the virtual environment's own "
-                "site-packages; each indexed from an empty data dir (every unit embedded, both "
-                "fields), then searched in fast mode, one request at a time, warm process, "
-                "k = 10, embedded SQLite and Chroma. Per-tree packages and stage timings: "
-                "`docs/eval/scale.json`; plot: `docs/eval/scale.png`.",
-                "",
-                table(results),
-                "",
-                "![cost against size](eval/scale.png)",
-            ]
-        ),
-    )
+    # The section of BENCHMARKS is rendered from the report, as `make bench-reports` renders it.
+    from benchmarks.run import SECTIONS
+
+    write_section("scale", SECTIONS["scale"]())
 
 
 if __name__ == "__main__":
