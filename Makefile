@@ -102,7 +102,7 @@ bench-reports: $(STAMP)
 	$(PY) -m benchmarks.run --from-reports
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
-# From adding a repository to its first answer (docs/BENCHMARKS.md, "Searchable in seconds"):
+# From adding a repository to its first answer (docs/BENCHMARKS.md, "Speed"; reports in docs/eval):
 # this checkout against BASELINE (a commit of the pipeline before two-phase indexing) in the
 # same run, on installed packages; semble beside them with
 # SEMBLE="--semble-python /path/to/venv/bin/python --semble-model /path/to/model2vec-folder".
@@ -113,12 +113,12 @@ bench-first-answer: setup
 	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"
 	rm -rf var/benchmarks/baseline-tree && git worktree prune
 	git worktree add --detach var/benchmarks/baseline-tree $(BASELINE)
-	$(PY) -m benchmarks.time_to_answer --models var/models --out var/benchmarks/tta-new.json \
+	$(PY) -m benchmarks.time_to_answer --models var/models --out docs/eval/first-answer-new.json \
 		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" $(SEMBLE)
-	$(PY) -m benchmarks.time_to_answer --models var/models --out var/benchmarks/tta-before.json \
+	$(PY) -m benchmarks.time_to_answer --models var/models --out docs/eval/first-answer-before.json \
 		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" \
 		--project var/benchmarks/baseline-tree
-	$(PY) -m benchmarks.time_to_answer section var/benchmarks/tta-new.json var/benchmarks/tta-before.json
+	$(PY) -m benchmarks.run --from-reports
 
 bench-scale: setup
 	$(PY) -m benchmarks.scale

@@ -22,7 +22,7 @@ import os
 import statistics
 from pathlib import Path
 
-from benchmarks.common import ROOT, machine_line, without_packages, write_section
+from benchmarks.common import ROOT, without_packages
 
 FAST = ("S1", "S6", "S4", "ranker")
 
@@ -214,25 +214,8 @@ def main() -> None:
             indent=1,
         )
     )
-    write_section(
-        f"llm-stages-{slug}",
-        "\n".join(
-            [
-                f"## Do the LLM stages help? ({model}{f', {args.tag}' if args.tag else ''})",
-                "",
-                f"Machine: {machine_line()}. Command: `python -m benchmarks.llm_stages --cosqa "
-                f"$COSQA/cosqa-retrieval-dev-500.json --per-package {args.per_package} "
-                f"--cosqa-queries {args.cosqa_queries} --configs {args.configs}"
-                f"{f' --exclude-packages {args.exclude_packages}' if excluded else ''}"
-                f"{f' --tag {args.tag}' if args.tag else ''}` with `{model}` served"
-                f"{' by the embedded server' if not settings.REPORIFT['LLM']['BASE_URL'] else ''}."
-                f" Per-query reports: `docs/eval/{out.name}`. Δ columns: paired difference from "
-                "fast mode on the same queries, with its 95% bootstrap interval.",
-                "",
-                *sections,
-            ]
-        ),
-    )
+    # The first part of BENCHMARKS reads the reports it names (benchmarks.run.LLM_ROWS).
+    print(f"{model}: docs/eval/{out.name}\n\n" + "\n".join(sections))
 
 
 def section(title: str, dataset, rows: list[dict], reports: dict) -> str:

@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from benchmarks.common import ROOT, machine_line, package_dir, setup_django, write_section
+from benchmarks.common import ROOT, machine_line, package_dir, setup_django
 from search.evaluation.metrics import percentile
 
 QUERIES = [
@@ -58,7 +58,7 @@ def main() -> None:
         "alternating rounds against this one, on the same index",
     )
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "eval" / "load.json")
     args = parser.parse_args()
     data_dir = setup_django()
     from django.core.management import call_command
@@ -82,10 +82,8 @@ def main() -> None:
         "summary": summary,
         "rounds": runs,
     }
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(summary, indent=2))
-    write_section("load", _section(report, args))
 
 
 def _serve_and_load(project: Path, data_dir: Path, clients: int, seconds: float) -> dict:
@@ -159,38 +157,6 @@ def _commit(project: Path) -> str:
         ["git", "-C", str(project), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     )
     return done.stdout.strip()
-
-
-def _section(report: dict, args) -> str:
-    rows = []
-    for side, figures in report["summary"].items():
-        label = f"baseline ({report['baseline_commit']})" if side == "baseline" else side
-        rows.append(
-            f"| {label} | {figures['requests']} | {figures['errors']} | "
-            f"{figures['throughput_rps']:.1f} req/s | {figures['p50_ms']:.0f} ms | "
-            f"{figures['p95_ms']:.0f} ms | {figures['p99_ms']:.0f} ms | "
-            f"{figures['max_ms']:.0f} ms |"
-        )
-    return "\n".join(
-        [
-            "## Load: fast-mode search under concurrency",
-            "",
-            f"Machine: {report['machine']}. Command: `{report['command']}` (part of `make "
-            "bench`). gunicorn as `make run` starts it (1 worker, 8 threads), embedded SQLite and "
-            f"Chroma, demo repository `requests` ({report['units']} units), "
-            "`GET /api/search?k=10&mode=fast` with 10 rotating queries, "
-            f"{args.clients} client threads on loopback for {args.seconds:g} s a round, "
-            f"{args.rounds} round(s) per checkout, alternating; the per-user rate limit is off "
-            "for the run (it would refuse one client past 120/min).",
-            "",
-            "| server | requests | errors | throughput | p50 | p95 | p99 | max |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |",
-            *rows,
-            "",
-            "Latency here is queueing plus work: with 20 clients on 2 cores a request waits "
-            "for the others; single-request latency is in the search latency section.",
-        ]
-    )
 
 
 def _units(name: str) -> int:

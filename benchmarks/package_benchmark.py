@@ -106,11 +106,15 @@ def documented_functions(tree: ast.Module, path: str) -> list[Candidate]:
     return found
 
 
-def function_docstrings(tree: ast.AST) -> list[tuple[ast.AST, ast.Expr]]:
-    """(function, its docstring statement) for every function and method that has one."""
+FUNCTIONS = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def function_docstrings(tree: ast.AST, kinds=FUNCTIONS) -> list[tuple[ast.AST, ast.Expr]]:
+    """(node, its docstring statement) for every node of `kinds` (functions and methods by
+    default) that has one."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+        if isinstance(node, kinds) and node.body:
             first = node.body[0]
             if (
                 isinstance(first, ast.Expr)

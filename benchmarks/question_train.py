@@ -27,8 +27,10 @@ from pathlib import Path
 
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
+    FUNCTIONS,
     TRAIN_PACKAGES,
     copy_package,
+    function_docstrings,
     python_sources,
     usable_query,
 )
@@ -57,16 +59,7 @@ def _order(key: str) -> str:
 def strip_docstrings(source: str, tree: ast.Module) -> str:
     """Every docstring (module, class, function) replaced by `pass` or removed, by line."""
     lines = source.splitlines(keepends=True)
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            first = node.body[0] if node.body else None
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                found.append((node, first))
+    found = function_docstrings(tree, ast.Module | ast.ClassDef | FUNCTIONS)
     for node, doc in sorted(found, key=lambda pair: -pair[1].lineno):
         start, end = doc.lineno - 1, doc.end_lineno - 1
         whole_lines = (

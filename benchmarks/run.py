@@ -20,7 +20,7 @@ from benchmarks.common import ROOT, run_module, write_section
 
 EVAL = ROOT / "docs" / "eval"
 # (module, its arguments): each writes what the sections below read, or its own section.
-QUICK = [("benchmarks.indexing", ()), ("benchmarks.load", ("--out", "docs/eval/load.json"))]
+QUICK = [("benchmarks.indexing", ()), ("benchmarks.load", ())]
 
 
 def report(name: str):

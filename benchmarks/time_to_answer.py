@@ -311,30 +311,6 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def section(new: dict[str, Any], before: dict[str, Any]) -> str:
-    """Markdown: per tree, this pipeline's time to first answer and to full quality, the
-    pipeline of `before` on the same trees, and semble's index build where it ran."""
-    old = {Path(row["tree"]).name: row for row in before["trees"]}
-    lines = [
-        f"Machine: {new['machine']}. Commands: `{new['command']}` and "
-        f"`{before['command']}` (today's pipeline, commit {before['project']['commit'][:10]}).",
-        "",
-        "| tree | units | first answer (s) | all phases (s) | before (s) | semble index (s) "
-        "| first query (ms) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for row in new["trees"]:
-        name = Path(row["tree"]).name
-        previous = old.get(name, {}).get("time_to_first_answer_s", "-")
-        lines.append(
-            f"| {name} | {row['units']:,} | {row['time_to_first_answer_s']} | "
-            f"{row['time_to_full_s'] or 'not waited for'} | {previous} | "
-            f"{row.get('semble_index_s', '-')} | "
-            f"{row['first_query_ms']} |"
-        )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_product"]:
@@ -359,12 +335,6 @@ def main(argv: list[str] | None = None) -> int:
         from search.evaluation.questions import package_root
 
         print(",".join(str(package_root(name)) for name in argv[1:]))
-        return 0
-    if argv[:1] == ["section"]:  # section NEW.json BEFORE.json: the table in BENCHMARKS.md
-        from benchmarks.common import write_section
-
-        new, before = (json.loads(Path(p).read_text()) for p in argv[1:3])
-        write_section("time-to-first-answer", section(new, before))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", required=True, help="folders to index, comma-separated")
