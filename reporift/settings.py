@@ -458,6 +458,12 @@ REPORIFT = {
             "file_topic": 0.25,
             "same_file": 0.1,
             "module": 1.0,
+            # Questions that ask how a part works (search.ranking.files): one unit per file
+            # first, a file weighed by its share of the first 30 candidates, its opening lines
+            # not held back (docs/eval/files-to-read-tune.json).
+            "broad_same_file": 3.0,
+            "file_mass": 0.5,
+            "opening": 1.0,
         },
         # Units that define a name typed as the query, gathered even when no stream found them.
         "DEFINITIONS": 20,
