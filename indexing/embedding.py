@@ -143,7 +143,7 @@ class OnnxMiniLMEmbedder:
         # call's last batch it gives back what is free, so a worker between chunks (or a web
         # process between queries) holds about 75 MiB less. Indexing took the same time with
         # it; the price is a higher peak on small trees, as the arena grows back in each call
-        # (docs/BENCHMARKS.md, "Reading the cost figures").
+        # (docs/BENCHMARKS.md, "Serving: latency, load, scale").
         self._shrink_arena = onnxruntime.RunOptions()
         self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.

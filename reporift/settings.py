@@ -33,7 +33,7 @@ def env_int(name: str, default: int) -> int:
 DEFAULT_EMBEDDER = "indexing.embedding.OnnxMiniLMEmbedder"
 # The tuned delta committed in indexing/embedders/: on the dev packages fast mode's MRR +0.036
 # [+0.010, +0.062] over plain MiniLM, on CoSQA dev within the noise and not below it
-# (docs/BENCHMARKS.md, "A code-search embedder of our own"). An index made by another embedder
+# (docs/BENCHMARKS.md, "Embedding"). An index made by another embedder
 # is re-embedded on its next run; until then the home page marks it and only its lexical
 # streams answer (vectors of two models never meet).
 DEFAULT_EMBEDDER_DELTA = "shipped"
