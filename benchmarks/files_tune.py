@@ -23,9 +23,9 @@ from benchmarks.common import ROOT, setup_django
 from benchmarks.structure_tune import cached_candidates, replay
 
 GRID = {
-    "broad_same_file": (0.1, 0.3, 0.6, 1.0, 2.0),
+    "broad_same_file": (0.1, 0.6, 1.0, 2.0, 3.0, 5.0),
     "file_mass": (0.0, 0.1, 0.25, 0.5),
-    "opening": (0.0, 0.5, 1.0),
+    "opening": (0.0, 1.0, 2.0),
 }
 KEYS = ("ndcg@10", "file_recall@10", "files@10", "success@1")
 KINDS = ("all", "architecture", "behaviour", "symbol")
