@@ -66,7 +66,7 @@ demo: setup
 
 run: demo
 	@echo "RepoRift on http://$(HOST):$(PORT)/"
-	$(VENV)/bin/gunicorn reporift.wsgi:application --bind $(HOST):$(PORT) --workers 1 --threads 8 --timeout 600 --access-logfile -
+	$(VENV)/bin/gunicorn reporift.wsgi:application --bind $(HOST):$(PORT) --workers 1 --threads 8 --timeout 600 --limit-request-line 8190 --access-logfile -
 
 # The browser test drives Debian's Chromium; Playwright's own browser download does not work here.
 browser:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
 from indexing.models import CodeUnit, FileVersion, IndexRun, Repository
 
@@ -83,14 +83,56 @@ def units_by_vector_id(*, repository: Repository, vector_ids: list[str]) -> dict
     return {unit.vector_id: unit for unit in units}
 
 
+def _failed_first_index() -> Q:
+    """A repository whose every run failed: nothing to search, and its reason is for the one
+    who can fix it. Its owner and staff still see it, marked failed, with a re-index button."""
+    runs = IndexRun.objects.filter(repository=OuterRef("pk"))
+    return (
+        Q(active_run__isnull=True)
+        & Exists(runs.filter(status=IndexRun.Status.FAILED))
+        & ~Exists(runs.exclude(status=IndexRun.Status.FAILED))
+    )
+
+
 def repositories_visible_to(user) -> QuerySet[Repository]:
-    """Public repositories, the user's own, and everything for staff."""
+    """Public repositories, the user's own, and everything for staff; a public one whose first
+    index failed only to its owner and staff."""
     queryset = repository_list()
     if user is not None and user.is_authenticated and user.is_staff:
         return queryset
+    public = Q(is_public=True) & ~_failed_first_index()
     if user is not None and user.is_authenticated:
-        return queryset.filter(Q(is_public=True) | Q(owner=user))
-    return queryset.filter(is_public=True)
+        return queryset.filter(public | Q(owner=user))
+    return queryset.filter(public)
+
+
+def shows_source(*, user, repository: Repository) -> bool:
+    """A git URL is for everyone who sees the repository; a folder or stored archive is a path
+    on the server, for its owner and staff alone."""
+    return repository.source_kind == Repository.SourceKind.GIT or can_manage(
+        user=user, repository=repository
+    )
+
+
+NOTHING_TO_READ = "no files RepoRift can read"
+
+
+def nothing_to_read_message(run: IndexRun | None) -> str:
+    """What a finished run that found no file of a known language or format says, wherever
+    the user looks (run status, search notices, the command line's exit message); "" otherwise."""
+    if run is None or run.status != IndexRun.Status.SUCCEEDED or run.units_total:
+        return ""
+    return NOTHING_TO_READ
+
+
+def nothing_to_read_notices(repositories) -> list[str]:
+    """For a search: each repository whose index holds nothing, said so (instead of "nothing
+    matched", which would send the user to try other words)."""
+    return [
+        f"{repository.name} has {NOTHING_TO_READ}"
+        for repository in repositories
+        if nothing_to_read_message(repository.active_run)
+    ]
 
 
 def can_manage(*, user, repository: Repository) -> bool:

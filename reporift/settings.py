@@ -131,6 +131,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    # Its Swagger UI and ReDoc files, so /api/docs works with no internet.
+    "ninja",
     "accounts",
     "indexing",
     "search",
@@ -141,6 +143,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outermost but one, so it sees the final answer to every /api/ request, crashes included.
+    "reporift.api_errors.api_json_errors",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -292,6 +296,9 @@ REPORIFT = {
         "FULL_RATE_PER_MINUTE": env_int("REPORIFT_FULL_RATE_PER_MINUTE", 6),
         "LLM_DAILY_BUDGET": env_int("REPORIFT_LLM_DAILY_BUDGET", 200),
     },
+    # Work that spends the LLM (full-mode searches, running an example) is for signed-in users;
+    # 1 opens it to anonymous callers too, under the limits above.
+    "LLM_FOR_ANONYMOUS": env_bool("REPORIFT_LLM_FOR_ANONYMOUS", False),
     # The user `manage.py mcp` (stdio) acts as, unless --user is given.
     "MCP_USER": os.environ.get("REPORIFT_MCP_USER", ""),
     # Reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated).
@@ -478,6 +485,10 @@ REPORIFT = {
             "DEPTH": 20,
             "WEIGHTS": {"vector": 1.0, "words": 0.5, "shape": 1.0},
             "MAX_CODE_CHARS": 20000,
+            # Under this likeness the best match is called "no close match". On the demo
+            # repository unrelated snippets (six: a matrix product, a model class, argparse...)
+            # best scored 0.25 to 0.45, renamed copies of its functions 0.49 to 0.86.
+            "CLOSE": 0.47,
         },
     },
 }

@@ -7,13 +7,16 @@ import logging
 from datetime import datetime
 
 from ninja import File, Form, NinjaAPI, Query, Schema
+from ninja.errors import ValidationError
 from ninja.files import UploadedFile
+from pydantic import Field
 
 from accounts.api_auth import WRITE_AUTH, ErrorOut, caller
 from indexing.models import IndexRun
 from indexing.selectors import (
     RepositoryRefused,
     latest_run,
+    nothing_to_read_notices,
     repositories_visible_to,
     repository_for_management,
     with_latest_runs,
@@ -21,13 +24,38 @@ from indexing.selectors import (
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from search.across import search_across
 from search.errors import search_unavailable_message
-from search.presenters import freshness_as_dict, response_for_api, run_as_dict
+from search.params import (
+    SEARCH_PARAMS,
+    SIMILAR_PARAMS,
+    ParamError,
+    SearchRequest,
+    api_schema,
+    repository_suggestion,
+    search_params,
+)
+from search.presenters import (
+    freshness_as_dict,
+    no_close_match_notice,
+    response_for_api,
+    run_as_dict,
+)
 from search.ratelimit import search_refusal
-from search.services import SearchError, SearchFilters
+from search.services import SearchError
 from search.similar import code_query, similar_across, unit_for_similar
 
 logger = logging.getLogger(__name__)
 api = NinjaAPI(title="RepoRift API", version="1", urls_namespace="api")
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request, exc: ValidationError):
+    """A value of the wrong type (`k=many`): a 400 with one sentence, like every other error
+    of the API, instead of django-ninja's 422 list."""
+    first = exc.errors[0] if exc.errors else {}
+    where = ".".join(str(part) for part in first.get("loc", ())[1:]) or "request"
+    return api.create_response(
+        request, {"detail": f"{where}: {first.get('msg', 'invalid value')}"}, status=400
+    )
 
 
 def visible_repository(request, name: str):
@@ -36,7 +64,7 @@ def visible_repository(request, name: str):
         return None, (401, {"detail": "invalid API token"})
     repository = repositories_visible_to(user).filter(name=name).first()
     if repository is None:  # private ones are reported exactly like missing ones
-        return None, (404, {"detail": f"no repository named {name!r}"})
+        return None, (404, {"detail": repository_suggestion(user=user, name=name)})
     return repository, None
 
 
@@ -121,12 +149,14 @@ class RunOut(Schema):
     phase2_units_total: int
     phase2_units_embedded: int
     phase2_error: str
+    notice: str  # "no files RepoRift can read" for a run that found nothing to index
 
 
 class RepositoryOut(Schema):
     name: str
     source_kind: str
     units: int
+    searchable: bool  # it has a finished index
     latest_run: RunOut | None
     commit: str  # of the generation searches read
     last_checked_at: datetime | None  # when the git remote was last asked (indexing.sync)
@@ -138,26 +168,23 @@ def run_out(run: IndexRun | None) -> dict | None:
     return None if run is None else run_as_dict(run)
 
 
-class SearchParams(Schema):
-    repo: list[str] = []  # repeat to search several; none: every repository the caller sees
-    q: str
-    k: int = 10
-    mode: str = "fast"
-    path: str = ""
-    kind: list[str] = []
-    exclude_tests: bool = False
-    code: bool = False  # each result's whole code too (the excerpt is always there)
-
-
-class SimilarParams(Schema):
-    repo: list[str] = []  # repeat to search several; none: every repository the caller sees
-    code: str = ""  # the snippet to find code like, or
-    unit: int | None = None  # an indexed unit's id (a result's `unit_id`)
-    k: int = 10
-    path: str = ""
-    kind: list[str] = []
-    exclude_tests: bool = False
-    with_code: bool = False  # each result's whole code too
+_REPOSITORIES = Field(
+    [], description="repeat to search several; none: every repository the caller sees"
+)
+SearchParams = api_schema(
+    "SearchParams",
+    SEARCH_PARAMS,
+    repo=(list[str], _REPOSITORIES),
+    code=(bool, Field(False, description="each result's whole code too")),
+)
+SimilarParams = api_schema(
+    "SimilarParams",
+    SIMILAR_PARAMS,
+    repo=(list[str], _REPOSITORIES),
+    code=(str, Field("", description="the snippet to find code like, or")),
+    unit=(int | None, Field(None, description="an indexed unit's id (a result's `unit_id`)")),
+    with_code=(bool, Field(False, description="each result's whole code too")),
+)
 
 
 def managed(request, name: str):
@@ -167,30 +194,33 @@ def managed(request, name: str):
         return None, (exc.status, {"detail": str(exc)})
 
 
-def _answered(request, repo: list[str], mode: str, ask, *, code: bool):
+def _answered(request, params, ask, *, similar: bool = False, code: bool):
     """One search of the caller's repositories (`repo`, or all it may see), counted against
-    its rate limit: `ask(repositories)` answers, its failures become the API's errors."""
-    repositories, error = visible_repositories(request, repo)
+    its rate limit: its parameters checked, then `ask(repositories, checked)` answers, and its
+    failures become the API's errors."""
+    try:
+        checked = search_params(params.model_dump(), SIMILAR_PARAMS if similar else SEARCH_PARAMS)
+    except ParamError as exc:
+        return 400, {"detail": str(exc)}
+    mode = "fast" if similar else checked["mode"]
+    repositories, error = visible_repositories(request, params.repo)
     if error:
         return error
     user, _ = caller(request)
     refusal = search_refusal(request, user, mode=mode)
     if refusal is not None:
-        return 429, {"detail": refusal.message}
+        return refusal.status, {"detail": refusal.message}
     try:
-        response = ask(repositories)
+        response = ask(repositories, checked)
     except SearchError as exc:
         return 400, {"detail": str(exc)}
     except Exception as exc:
         logger.exception("API search failed")
         return 503, {"detail": search_unavailable_message(exc)}
+    response.notices[:0] = nothing_to_read_notices(repositories)
+    if similar:
+        response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
     return 200, response_for_api(response, code=code)
-
-
-def _filters(params: SearchParams | SimilarParams) -> SearchFilters:
-    return SearchFilters(
-        path=params.path, kinds=tuple(params.kind), exclude_tests=params.exclude_tests
-    )
 
 
 @api.get("/search", response=SEARCH_RESPONSES)
@@ -198,16 +228,16 @@ def api_search(request, params: Query[SearchParams]):
     """Rank the units of a repository for a natural-language query, best first. Anonymous
     callers see public repositories; a session or bearer token adds the caller's own."""
 
-    def ask(repositories):
+    def ask(repositories, checked: SearchRequest):
         return search_across(
             repositories=repositories,
-            query=params.q,
-            k=params.k,
-            mode=params.mode,
-            filters=_filters(params),
+            query=checked["q"],
+            k=checked["k"],
+            mode=checked["mode"],
+            filters=checked.filters,
         )
 
-    return _answered(request, params.repo, params.mode, ask, code=params.code)
+    return _answered(request, params, ask, code=params.code)
 
 
 @api.get("/similar", response=SEARCH_RESPONSES)
@@ -225,18 +255,18 @@ def api_similar_post(request, params: SimilarParams):
 
 
 def _similar(request, params: SimilarParams):
-    def ask(repositories):
+    def ask(repositories, checked: SearchRequest):
         unit = None
         if params.unit is not None:
             unit = unit_for_similar(repositories=repositories, unit_id=params.unit)
         return similar_across(
             repositories=repositories,
             query=code_query(code=params.code, unit=unit),
-            k=params.k,
-            filters=_filters(params),
+            k=checked["k"],
+            filters=checked.filters,
         )
 
-    return _answered(request, params.repo, "fast", ask, code=params.with_code)
+    return _answered(request, params, ask, similar=True, code=params.with_code)
 
 
 @api.get("/repos", response={200: list[RepositoryOut], 401: ErrorOut})
@@ -250,6 +280,7 @@ def api_repositories(request):
             "name": r.name,
             "source_kind": r.source_kind,
             "units": r.active_run.units_total if r.active_run else 0,
+            "searchable": r.active_run_id is not None,
             "latest_run": run_out(run),
             **freshness_as_dict(r),
         }

@@ -2,13 +2,25 @@ from django import forms
 
 from indexing.models import CodeUnit, Repository
 from indexing.selectors import repositories_visible_to
-from search.services import MODES, SearchFilters
+from search.filters import SearchFilters
+from search.params import SEARCH_PARAMS, ParamError, search_params, unknown_repository_message
+
+
+class _RepositoryChoice(forms.ModelChoiceField):
+    """A repository by name; an unknown name is answered with the closest names there are."""
+
+    def to_python(self, value):
+        try:
+            return super().to_python(value)
+        except forms.ValidationError:
+            names = self.queryset.values_list("name", flat=True)
+            raise forms.ValidationError(unknown_repository_message(str(value), names)) from None
 
 
 class _VisibleRepositories(forms.Form):
     """A `repo` choice among the repositories this user may search."""
 
-    repo = forms.ModelChoiceField(
+    repo = _RepositoryChoice(
         queryset=Repository.objects.none(),
         to_field_name="name",
         required=False,
@@ -28,21 +40,39 @@ class _VisibleRepositories(forms.Form):
         return [chosen] if chosen else list(self.fields["repo"].queryset)
 
 
+class _Unchecked(forms.MultipleChoiceField):
+    """Choices for the page to render; `search.params` checks the values, with the words every
+    other client gets."""
+
+    def validate(self, value):
+        pass
+
+
 class SearchForm(_VisibleRepositories):
-    q = forms.CharField(max_length=1000, required=False, strip=True)
-    mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="fast", required=False)
-    k = forms.IntegerField(min_value=1, max_value=100, initial=10, required=False)
-    path = forms.CharField(max_length=500, required=False, strip=True)
-    kind = forms.MultipleChoiceField(choices=CodeUnit.Kind.choices, required=False)
+    """The page's search: the fields render the form, `search.params` checks what was sent."""
+
+    q = forms.CharField(required=False, strip=True)
+    mode = forms.CharField(required=False)
+    k = forms.CharField(required=False)
+    path = forms.CharField(required=False, strip=True)
+    kind = _Unchecked(choices=CodeUnit.Kind.choices, required=False)
     exclude_tests = forms.BooleanField(required=False)
 
+    def clean(self):
+        data = super().clean()
+        self.request = None
+        if not data.get("q"):
+            return data  # the form alone, nothing asked yet
+        try:
+            self.request = search_params(
+                {name: data.get(name) for name in (p.name for p in SEARCH_PARAMS)}
+            )
+        except ParamError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
     def filters(self) -> SearchFilters:
-        data = self.cleaned_data
-        return SearchFilters(
-            path=data.get("path") or "",
-            kinds=tuple(data.get("kind") or ()),
-            exclude_tests=bool(data.get("exclude_tests")),
-        )
+        return self.request.filters if self.request else SearchFilters()
 
 
 class SimilarCodeForm(_VisibleRepositories):

@@ -97,7 +97,8 @@ def _run(job_id: str, job: SearchJobRequest) -> None:
         _update(job_id, stages=stages)
 
     close_old_connections()
-    context: dict = {"error": "", "response": None, "results": []}
+    # A full-mode search ran for a caller allowed to spend the LLM: examples are open to it too.
+    context: dict = {"error": "", "response": None, "results": [], "llm_open": True}
     try:
         response = search(
             repository=Repository.objects.get(pk=job.repository_id),

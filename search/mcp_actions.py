@@ -23,10 +23,41 @@ def reachable(user, working_tree=None):
 
 
 def visible(scope, name: str):
+    from search.params import unknown_repository_message
+
     repository = scope.filter(name=name).first()
     if repository is None:
-        raise ToolError(f"no repository named {name!r} (list_repositories shows yours)")
+        known = scope.values_list("name", flat=True)
+        raise ToolError(
+            f"{unknown_repository_message(name, known)} (list_repositories shows yours)"
+        )
     return repository
+
+
+def checked(arguments: dict[str, Any], *, similar: bool = False):
+    """The tool's arguments checked as every client's are (`search.params`), by the names the
+    API uses."""
+    from search.params import SEARCH_PARAMS, SIMILAR_PARAMS, ParamError, search_params
+
+    raw = {
+        "q": arguments.get("query"),
+        "k": arguments.get("k"),
+        "mode": arguments.get("mode"),
+        "path": arguments.get("path"),
+        "kind": arguments.get("kinds"),
+        "exclude_tests": arguments.get("exclude_tests"),
+    }
+    try:
+        return search_params(raw, SIMILAR_PARAMS if similar else SEARCH_PARAMS)
+    except ParamError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def nothing_to_read(response, repositories) -> None:
+    """A repository whose index holds nothing is named in the notices."""
+    from indexing.selectors import nothing_to_read_notices
+
+    response.notices[:0] = nothing_to_read_notices(repositories)
 
 
 def list_repositories(scope) -> dict[str, Any]:
@@ -58,32 +89,28 @@ def freshness_of(repository) -> dict[str, Any]:
 
 def search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     from search.across import search_across
-    from search.filters import SearchFilters
     from search.ratelimit import search_refusal
     from search.services import SearchError
 
+    request_ = checked(arguments)
     if arguments["repositories"]:
         repositories = [visible(scope, name) for name in dict.fromkeys(arguments["repositories"])]
     else:
         repositories = list(scope.filter(active_run__isnull=False))
-    refusal = search_refusal(request, user, mode=arguments["mode"])
+    refusal = search_refusal(request, user, mode=request_["mode"])
     if refusal is not None:
         raise ToolError(refusal.message)
-    filters = SearchFilters(
-        path=arguments["path"],
-        kinds=tuple(arguments["kinds"]),
-        exclude_tests=arguments["exclude_tests"],
-    )
     try:
         response = search_across(
             repositories=repositories,
-            query=arguments["query"],
-            k=arguments["k"],
-            mode=arguments["mode"],
-            filters=filters,
+            query=request_["q"],
+            k=request_["k"],
+            mode=request_["mode"],
+            filters=request_.filters,
         )
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
+    nothing_to_read(response, repositories)
     return answer(repositories, response)
 
 
@@ -148,11 +175,11 @@ def example_state(example_id: int) -> dict[str, Any]:
 def similar(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     """Code like a snippet, or like a unit named by repository, qualname and (when the name is
     not unique) path, across the repositories in reach or in `repositories`."""
-    from search.filters import SearchFilters
     from search.ratelimit import search_refusal
     from search.services import SearchError
     from search.similar import code_query, similar_across
 
+    request_ = checked({**arguments, "path": ""}, similar=True)
     if arguments["repositories"]:
         repositories = [visible(scope, name) for name in dict.fromkeys(arguments["repositories"])]
     else:
@@ -171,11 +198,15 @@ def similar(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         response = similar_across(
             repositories=repositories,
             query=code_query(code=arguments["code"], unit=unit),
-            k=arguments["k"],
-            filters=SearchFilters(exclude_tests=arguments["exclude_tests"]),
+            k=request_["k"],
+            filters=request_.filters,
         )
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
+    from search.presenters import no_close_match_notice
+
+    nothing_to_read(response, repositories)
+    response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
     return answer(repositories, response)
 
 

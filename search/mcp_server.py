@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from mcp.server.fastmcp import Context, FastMCP
@@ -107,9 +107,9 @@ def build_server(
         repository: str = "",
         repositories: list[str] | None = None,
         k: int = 10,
-        mode: Literal["fast", "full"] = "fast",
+        mode: str = "fast",
         path: str = "",
-        kinds: list[Literal["function", "method", "class", "module"]] | None = None,
+        kinds: list[str] | None = None,
         exclude_tests: bool = False,
     ) -> dict[str, Any]:
         """Find the functions, methods and classes that do what the query describes in
@@ -118,8 +118,9 @@ def build_server(
         result has its file path, qualified name, kind, line span, score, the retrieval streams
         that found it, its signature and a short excerpt; get_code returns the whole unit.
         `path` keeps results under a folder prefix ("pkg/sub/") or matching a glob
-        ("*/models.py"); `kinds` keeps only those kinds; `exclude_tests` drops test files.
-        Use mode "full" only when fast results miss: it asks an LLM and is much slower."""
+        ("*/models.py"); `kinds` keeps only those kinds (function, method, class, module,
+        section); `exclude_tests` drops test files. `mode` is "fast", or "full" only when fast
+        results miss: it asks an LLM and is much slower."""
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "query": query,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from indexing.models import IndexRun, Repository
+from indexing.selectors import nothing_to_read_message
 from search.excerpts import Excerpt, excerpt, source_lines
 from search.highlight import HighlightedUnit
 from search.results import SearchResponse, SearchResult
@@ -58,9 +59,72 @@ def result_for_api(result: SearchResult, query: str, *, code: bool = False) -> d
     return out
 
 
+# What the streams and stages are called where people read them (search.streams defines them).
+STREAM_WORDS = {
+    "S1": "code meaning",  # the query against the code vectors
+    "S2": "generated code",  # code an LLM wrote for the query, against the code vectors
+    "S3": "generated parts",  # that code's component functions, each against functions
+    "S4": "same words",  # BM25 over identifiers, docstrings and code
+    "S5": "reworded query",  # the LLM's augmented query, against functions
+    "S6": "description",  # the query against the signature-and-docstring vectors
+    "S7": "defines the name",  # units that define a name typed as the query
+    "vector": "code vectors",  # code to code (search.similar)
+    "bm25": "same words",
+}
+STREAM_HELP = {
+    "S1": "the query's meaning matched against the meaning of the code",
+    "S2": "code an LLM wrote for the query, matched against the code",
+    "S3": "the parts of the LLM's code, each matched against functions",
+    "S4": "words of the query found in names, docstrings and code (BM25)",
+    "S5": "the query reworded by the LLM, matched against functions",
+    "S6": "the query's meaning matched against signatures and docstrings",
+    "S7": "it defines a name typed in the query",
+    "vector": "its code means much the same",
+    "bm25": "it uses the same words",
+}
+STAGE_WORDS = {
+    **{name: STREAM_WORDS[name] for name in ("S1", "S2", "S3", "S4", "S5", "S6", "S7")},
+    "embed": "reading the snippet",
+    "vector": "code vectors",
+    "bm25": "same words",
+    "resolve": "looking up the units",
+    "likeness": "comparing code",
+    "order": "ordering",
+    "augment": "LLM rewording",
+    "codegen": "LLM writing code",
+    "rerank": "LLM reranking",
+}
+
+
+def no_close_match_notice(response: SearchResponse) -> str:
+    """Code to code: when even the most alike unit scores under the configured likeness (in
+    [0, 1], the same in every repository), say so plainly rather than let a list of weak
+    matches pass for an answer."""
+    from search.retrieval import search_config
+
+    below = search_config()["SIMILAR"]["CLOSE"]
+    if not response.results or response.results[0].comparable >= below:
+        return ""
+    best = response.results[0].comparable
+    return (
+        f"no close match: the most alike code scores {best:.2f} of 1 (close copies score "
+        f"{below:.2f} or more); what follows may do something else"
+    )
+
+
+def stream_labels(streams: list[str]) -> list[dict[str, str]]:
+    """A result's streams as the page shows them: words, with what each means on hover."""
+    return [
+        {"name": s, "label": STREAM_WORDS.get(s, s), "help": STREAM_HELP.get(s, s)} for s in streams
+    ]
+
+
 def stage_timings(response: SearchResponse) -> str:
+    """Where a search's time went, in words, for the page's details."""
     return ", ".join(
-        f"{stage} {ms:.1f}" for stage, ms in response.timings_ms.items() if stage != "total"
+        f"{STAGE_WORDS.get(stage, stage)} {ms:.1f} ms"
+        for stage, ms in response.timings_ms.items()
+        if stage not in ("total", "repositories")
     )
 
 
@@ -91,7 +155,9 @@ def run_as_dict(run: IndexRun) -> dict[str, Any]:
         "warnings": run.warnings,
         "error": run.error,
         "commit_sha": run.commit_sha,
-        "answering_phase": run.answering_phase,
+        # Which vectors answer its searches: none (0) until the run has made an index.
+        "answering_phase": run.answering_phase if run.status == IndexRun.Status.SUCCEEDED else 0,
+        "notice": nothing_to_read_message(run),
         "phase2_status": run.phase2_status,
         "phase2_units_total": run.phase2_units_total,
         "phase2_units_embedded": run.phase2_units_embedded,
@@ -113,6 +179,7 @@ def result_for_page(result: SearchResult, query: str) -> dict[str, Any]:
     return {
         "result": result,
         "unit": unit,
+        "streams": stream_labels(result.streams),
         "excerpt": chosen,
         "signature_html": signature_html,
         "window_html": window_html,

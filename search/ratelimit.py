@@ -25,6 +25,7 @@ from django_ratelimit.core import is_ratelimited
 class Refusal:
     message: str
     retry_after_s: int
+    status: int = 429  # 401: the caller must sign in first (asking again later will not help)
 
 
 @lru_cache(maxsize=8)
@@ -76,10 +77,23 @@ def search_refusal(request, user, *, mode: str) -> Refusal | None:
     return llm_refusal(request, user, work="full-mode searches", instead="fast mode still answers")
 
 
+def llm_open(user) -> bool:
+    """Whether `user` may ask for work that spends the LLM at all (the limits still apply)."""
+    signed_in = user is not None and user.is_authenticated
+    return signed_in or bool(settings.REPORIFT.get("LLM_FOR_ANONYMOUS", False))
+
+
 def llm_refusal(request, user, *, work: str, instead: str) -> Refusal | None:
     """The buckets of work that calls the operator's LLM (full-mode searches, examples of found
-    code): per minute and a daily budget, shared by all of it. None when it may run (and it is
-    counted)."""
+    code): for signed-in callers unless the operator opened it to anonymous ones, then per
+    minute and a daily budget, shared by all of it. None when it may run (and it is counted)."""
+    if not llm_open(user):
+        return Refusal(
+            f"sign in for {work}: they spend the LLM's time, which this installation keeps for "
+            "signed-in users",
+            0,
+            status=401,
+        )
     conf = settings.REPORIFT["LIMITS"]
     key = caller_key(request, user)
     full = conf["FULL_RATE_PER_MINUTE"]

@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents.selectors import full_mode_plan
@@ -15,8 +16,10 @@ from indexing.selectors import (
     can_manage,
     indexed_with_another_embedder,
     latest_run,
+    nothing_to_read_notices,
     repositories_visible_to,
     repository_for_management,
+    shows_source,
     with_latest_runs,
 )
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
@@ -28,8 +31,8 @@ from search.filters import SearchFilters
 from search.forms import IndexRepositoryForm, SearchForm, SimilarCodeForm
 from search.highlight import stylesheet
 from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
-from search.presenters import result_for_page, stage_timings
-from search.ratelimit import client_address, search_refusal
+from search.presenters import no_close_match_notice, result_for_page, stage_timings
+from search.ratelimit import client_address, llm_open, search_refusal
 from search.services import SearchError
 from search.similar import code_query, similar_across, unit_for_similar
 
@@ -43,6 +46,7 @@ def home(request):
             "repository": r,
             "latest_run": run,
             "can_manage": can_manage(user=request.user, repository=r),
+            "shows_source": shows_source(user=request.user, repository=r),
             "stale_embedder": indexed_with_another_embedder(repository=r, model_id=model_id),
         }
         for r, run in with_latest_runs(repositories_visible_to(request.user))
@@ -67,26 +71,30 @@ def search_page(request):
         "results": [],
         "error": "",
         "full_mode_plan": full_mode_plan(),
+        "llm_open": llm_open(request.user),
     }
-    if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
-        data = form.cleaned_data
-        refusal = search_refusal(request, request.user, mode=data.get("mode") or "fast")
+    if form.is_bound and not form.is_valid():
+        return render(request, "search/search.html", context, status=400)
+    if form.is_bound and form.request is not None:
+        data = {**form.cleaned_data, **form.request.values}
+        refusal = search_refusal(request, request.user, mode=data["mode"])
         if refusal is not None:
             context["error"] = refusal.message
-            response = render(request, "search/search.html", context, status=429)
-            response["Retry-After"] = str(refusal.retry_after_s)
+            response = render(request, "search/search.html", context, status=refusal.status)
+            if refusal.retry_after_s:
+                response["Retry-After"] = str(refusal.retry_after_s)
             return response
-        if data.get("mode") == "full" and not data.get("repo"):
+        if data["mode"] == "full" and not data.get("repo"):
             context["error"] = "full mode searches one repository at a time; pick one"
             return render(request, "search/search.html", context, status=400)
-        if data.get("mode") == "full":
+        if data["mode"] == "full":
             # Seconds of LLM work: run it in the background and show its stages meanwhile.
             filters = form.filters()
             context["job_id"] = start_search_job(
                 request=SearchJobRequest(
                     repository_id=data["repo"].pk,
                     query=data["q"],
-                    k=data.get("k") or 10,
+                    k=data["k"],
                     mode="full",
                     path=filters.path,
                     kinds=filters.kinds,
@@ -97,13 +105,15 @@ def search_page(request):
             context["job"] = {"done": False, "stages": []}
             return render(request, "search/search.html", context)
         try:
+            repositories = form.repositories()
             response = search_across(
-                repositories=form.repositories(),
+                repositories=repositories,
                 query=data["q"],
-                k=data.get("k") or 10,
-                mode=data.get("mode") or "fast",
+                k=data["k"],
+                mode=data["mode"],
                 filters=form.filters(),
             )
+            _say_nothing_to_read(context, response, repositories)
             context["response"] = response
             context["results"] = [result_for_page(r, response.query) for r in response.results]
             context["stage_timings"] = stage_timings(response)
@@ -129,6 +139,7 @@ def similar_page(request):
         "results": [],
         "error": "",
         "full_mode_plan": full_mode_plan(),
+        "llm_open": llm_open(request.user),
     }
     if not form.is_valid():
         context["error"] = " ".join(e for errors in form.errors.values() for e in errors)
@@ -136,8 +147,9 @@ def similar_page(request):
     refusal = search_refusal(request, request.user, mode="fast")
     if refusal is not None:
         context["error"] = refusal.message
-        response = render(request, "search/search.html", context, status=429)
-        response["Retry-After"] = str(refusal.retry_after_s)
+        response = render(request, "search/search.html", context, status=refusal.status)
+        if refusal.retry_after_s:
+            response["Retry-After"] = str(refusal.retry_after_s)
         return response
     data = form.cleaned_data
     repositories = form.repositories()
@@ -158,11 +170,21 @@ def similar_page(request):
         logger.exception("similar-code search failed")
         context["error"] = search_unavailable_message(exc)
         return render(request, "search/search.html", context)
+    _say_nothing_to_read(context, response, repositories)
+    response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
     context["response"] = response
     context["results"] = [result_for_page(r, response.query) for r in response.results]
     context["stage_timings"] = stage_timings(response)
     context["multiple_repositories"] = len(repositories) > 1
     return render(request, "search/search.html", context)
+
+
+def _say_nothing_to_read(context: dict, response, repositories) -> None:
+    """Repositories whose index holds nothing are named in the notices, and when nothing
+    answered the page says that instead of "nothing matched" (other words would not help)."""
+    notices = nothing_to_read_notices(repositories)
+    response.notices[:0] = notices
+    context["nothing_to_read"] = bool(notices)
 
 
 def search_job(request, job_id: str):
@@ -175,6 +197,11 @@ def search_job(request, job_id: str):
         "search/_job.html",
         {"job": job, "job_id": job_id, "full_mode_plan": full_mode_plan()},
     )
+
+
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page links (the page links the SVG)."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 def code_css(request):

@@ -69,7 +69,7 @@ def api_example_request(request, body: ExampleIn):
     try:
         example = example_request(unit=unit, user=user, request=request)
     except ExampleRefused as exc:
-        return 429, {"detail": str(exc)}
+        return exc.status, {"detail": str(exc)}
     except ExampleError as exc:
         return 400, {"detail": str(exc)}
     return (200 if example.is_finished else 202), example_as_dict(example)

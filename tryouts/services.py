@@ -35,11 +35,13 @@ class ExampleError(Exception):
 
 
 class ExampleRefused(ExampleError):
-    """The caller's LLM budget is spent: `retry_after_s` says when to ask again."""
+    """The caller may not spend the LLM now: `status` 401, sign in first; 429, the budget is
+    spent and `retry_after_s` says when to ask again."""
 
-    def __init__(self, message: str, retry_after_s: int) -> None:
+    def __init__(self, message: str, retry_after_s: int, status: int = 429) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+        self.status = status
 
 
 def code_sha256(code: str) -> str:
@@ -105,7 +107,7 @@ def example_request(*, unit: CodeUnit, user=None, request=None) -> UnitExample:
             if refusal is not None:
                 if created:
                     example.delete()
-                raise ExampleRefused(refusal.message, refusal.retry_after_s)
+                raise ExampleRefused(refusal.message, refusal.retry_after_s, refusal.status)
         if not created:
             example.status, example.error, example.attempts = Status.QUEUED, "", []
             example.finished_at = None

@@ -28,7 +28,7 @@ def example_start(request, unit_id: int):
     try:
         example = example_request(unit=unit, user=request.user, request=request)
     except ExampleRefused as exc:
-        return _fragment(request, error=str(exc), status=429)
+        return _fragment(request, error=str(exc), status=exc.status)
     except ExampleError as exc:
         return _fragment(request, error=str(exc))
     return _fragment(request, example)

@@ -27,7 +27,8 @@ def slow_llm(settings, fake_llm):  # noqa: F811
     get_llm_client.cache_clear()
 
 
-def test_full_mode_page_shows_stages_then_results(shop, slow_llm):
+def test_full_mode_page_shows_stages_then_results(shop, slow_llm, settings):
+    settings.REPORIFT = {**settings.REPORIFT, "LLM_FOR_ANONYMOUS": True}
     client = Client()
     page = client.get("/search/", {"repo": "shop", "q": "retry failed http calls", "mode": "full"})
     html = page.content.decode()

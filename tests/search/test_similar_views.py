@@ -64,3 +64,17 @@ def test_api_finds_code_like_a_snippet_or_a_unit(client, shop):
     assert short["results"][0]["qualname"] == "slugify_title"
     assert client.get("/api/similar", {"code": ""}).status_code == 400
     assert client.get("/api/similar", {"unit": 10**9}).status_code == 400
+
+
+def test_unrelated_code_is_called_no_close_match(client, shop):
+    unrelated = (
+        "def matmul(a, b):\n    n, m, p = len(a), len(b), len(b[0])\n"
+        "    return [[sum(a[i][k] * b[k][j] for k in range(m)) for j in range(p)]"
+        " for i in range(n)]\n"
+    )
+    page = client.post("/similar/", {"code": unrelated, "repo": "shop"}).content.decode()
+    assert "no close match: the most alike code scores" in page
+    close = client.post("/similar/", {"code": RENAMED_RETRY, "repo": "shop"}).content.decode()
+    assert "no close match" not in close
+    answer = client.get("/api/similar", {"code": unrelated, "repo": "shop"}).json()
+    assert answer["notices"][0].startswith("no close match")

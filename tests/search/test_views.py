@@ -17,7 +17,8 @@ def test_search_page_shows_ranked_highlighted_results(client, shop):
     )
     assert "shop/payments.py:5\u201312" in page
     assert 'class="linenos"' in page and ">5<" in page  # line numbers start at the unit's line
-    assert '<span class="stream">S1</span>' in page
+    # Streams in words, with their meaning (and internal name) on hover.
+    assert ">code meaning</span>" in page and "meaning of the code (S1)" in page
 
 
 def test_search_page_filters_and_shareable_url(client, shop):
@@ -32,7 +33,7 @@ def test_search_page_filters_and_shareable_url(client, shop):
 def test_search_page_empty_and_error_states(client, shop):
     assert "results" not in client.get("/search/", {"repo": "shop"}).content.decode().lower()
     long_query = client.get("/search/", {"repo": "shop", "q": "x" * 999 + " y"}).content.decode()
-    assert "at most 1000 characters (it has 1001)" in long_query
+    assert "the query is longer than 1000 characters (it has 1001)" in long_query
 
 
 def test_code_is_escaped(client, write_repo):

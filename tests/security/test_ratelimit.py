@@ -52,6 +52,7 @@ def finish(client, page) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_anonymous_full_mode_on_the_page_is_refused_before_the_llm(shop, settings, paid_llm):
     limits(settings, FULL_RATE_PER_MINUTE=3)
+    settings.REPORIFT = {**settings.REPORIFT, "LLM_FOR_ANONYMOUS": True}  # the limits' turn
     client = Client()
     codes = []
     for i in range(8):

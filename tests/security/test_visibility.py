@@ -129,3 +129,27 @@ def test_token_page_shows_the_key_once(users):
     assert key not in later and key[:8] in later  # only the prefix is ever shown again
     token = users["owner"].api_tokens.get()
     assert token.name == "laptop" and key not in token.key_hash
+
+
+def test_a_failed_first_index_is_its_owners_alone(users, write_repo, public_repo):
+    nope = repository_create(
+        name="nope", source=str(write_repo({})) + "/no-such-dir", owner=users["owner"]
+    )
+    run = index_run_execute(run=index_run_start(repository=nope, enqueue=False))
+    assert run.status == "failed" and nope.is_public
+    for who in ("anonymous", "other"):
+        client = as_user(users.get(who))
+        assert ">nope<" not in client.get("/").content.decode()
+        assert "nope" not in [r["name"] for r in client.get("/api/repos").json()]
+        assert client.get("/api/search", {"repo": "nope", "q": "x"}).status_code == 404
+    owner = as_user(users["owner"]).get("/").content.decode()
+    assert ">nope<" in owner and "not a directory" in owner and ">retry</button>" in owner
+
+
+def test_a_folder_path_is_shown_to_its_owner_and_staff_alone(users, public_repo, admin_client):
+    folder = public_repo.source
+    for who in ("anonymous", "other"):
+        home = as_user(users.get(who)).get("/").content.decode()
+        assert folder[:40] not in home and "local directory" in home
+    assert folder[:40] in as_user(users["owner"]).get("/").content.decode()
+    assert folder[:40] in admin_client.get("/").content.decode()

@@ -17,6 +17,7 @@ def test_the_embedded_model_writes_and_runs_an_example(
     shop, settings, django_capture_on_commit_callbacks
 ):
     settings.REPORIFT["LLM"]["BASE_URL"] = ""
+    settings.REPORIFT = {**settings.REPORIFT, "LLM_FOR_ANONYMOUS": True}
     get_llm_client.cache_clear()
     unit = active_units(repository=shop).get(qualname="slugify_title")
     with django_capture_on_commit_callbacks(execute=True):

@@ -4,6 +4,7 @@ the real sandbox (the embedded model's own run is in test_embedded.py)."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from indexing.selectors import active_units
 from indexing.services import index_run_execute, index_run_start, repository_create
@@ -18,7 +19,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 @pytest.fixture
-def llm(monkeypatch):
+def llm(monkeypatch, settings):
+    # Most tests here ask as anonymous callers: who may ask has its own test below.
+    settings.REPORIFT = {**settings.REPORIFT, "LLM_FOR_ANONYMOUS": True}
     scripted = ScriptedLLM(lambda prompt, message: GOOD)
     monkeypatch.setattr(services, "configured_model", lambda: "scripted")
     monkeypatch.setattr(services, "get_llm_client", lambda: scripted)
@@ -155,3 +158,24 @@ def test_new_runs_count_against_the_llm_budget(client, shop, llm, settings):
     assert not UnitExample.objects.filter(qualname="parse_csv_line").exists()
     page = client.post(f"/examples/units/{other.pk}/")
     assert page.status_code == 429 and "too many examples" in page.content.decode()
+
+
+def test_examples_are_for_signed_in_users_unless_opened(
+    client, shop, llm, settings, django_user_model, django_capture_on_commit_callbacks
+):
+    settings.REPORIFT = {**settings.REPORIFT, "LLM_FOR_ANONYMOUS": False}
+    unit = slugify(shop)
+    refused = client.post("/api/examples", {"unit": unit.pk}, content_type="application/json")
+    assert refused.status_code == 401
+    assert refused.json()["detail"].startswith("sign in for examples")
+    assert not llm.calls
+    page = client.get("/search/", {"repo": "shop", "q": "slugify a title"}).content.decode()
+    assert "sign in to run an example" in page and 'class="run-example" hx-post' not in page
+    client.force_login(django_user_model.objects.create_user("u", password="pw-123456789"))
+    with django_capture_on_commit_callbacks(execute=True):
+        asked = client.post("/api/examples", {"unit": unit.pk}, content_type="application/json")
+    assert asked.status_code in (200, 202)
+    settings.REPORIFT = {**settings.REPORIFT, "LLM_FOR_ANONYMOUS": True}
+
+    page = Client().get("/search/", {"repo": "shop", "q": "slugify a title"}).content.decode()
+    assert 'class="run-example" hx-post' in page

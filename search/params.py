@@ -1,0 +1,161 @@
+"""What every client of search shares: its parameters, checked once with one set of messages
+(the page's form, the JSON API, MCP and the command line), and the repositories a caller names.
+
+A parameter is declared once, in SEARCH_PARAMS: its name, type, default, help and check. The
+API's query schema is built from it, the page's form and MCP's tools hand their values to
+`search_params`, and `SearchRequest.filters` is the one place values become SearchFilters.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from indexing.models import CodeUnit
+from search.filters import SearchFilters
+from search.retrieval import search_config
+from search.services import MODES
+
+
+class ParamError(ValueError):
+    """A parameter a client may not send; the message is meant for the user."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: Any  # the API schema's annotation
+    default: Any
+    help: str
+    clean: Callable[[Any], Any]
+    required: bool = False
+
+
+def _query(value: Any) -> str:
+    query = " ".join(str(value or "").split())
+    if not query:
+        raise ParamError("the query is empty")
+    limit = search_config()["MAX_QUERY_CHARS"]
+    if len(query) > limit:
+        raise ParamError(f"the query is longer than {limit} characters (it has {len(query)})")
+    return query
+
+
+def _k(value: Any) -> int:
+    top = search_config()["MAX_K"]
+    try:
+        k = int(value)
+    except (TypeError, ValueError):
+        raise ParamError(f"k must be a whole number between 1 and {top}") from None
+    if not 1 <= k <= top:
+        raise ParamError(f"k must be between 1 and {top}")
+    return k
+
+
+def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[Any], str]:
+    def clean(value: Any) -> str:
+        value = str(value or "").strip()
+        if value not in allowed:
+            raise ParamError(f"{name} must be one of {', '.join(allowed)} (not {value!r})")
+        return value
+
+    return clean
+
+
+KINDS = tuple(CodeUnit.Kind.values)
+_one_kind = _choice("kind", KINDS)
+
+
+def _kinds(value: Any) -> tuple[str, ...]:
+    values = [value] if isinstance(value, str) else list(value or [])
+    return tuple(dict.fromkeys(_one_kind(v) for v in values if str(v).strip()))
+
+
+def _path(value: Any) -> str:
+    path = str(value or "").strip()
+    if len(path) > 500:
+        raise ParamError("path is longer than 500 characters")
+    return path
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "on", "yes")
+    return bool(value)
+
+
+SEARCH_PARAMS = (
+    Param("q", str, "", "what the code does, in plain words", _query, required=True),
+    Param("k", int, 10, "how many results", _k),
+    Param("mode", str, "fast", "fast, or full (asks an LLM; slower)", _choice("mode", MODES)),
+    Param("path", str, "", 'a folder prefix ("pkg/sub/") or a glob ("*/models.py")', _path),
+    Param("kind", list[str], [], f"repeat to keep several: {', '.join(KINDS)}", _kinds),
+    Param("exclude_tests", bool, False, "leave out test files", _flag),
+)
+# The filters code to code takes (no query, no mode).
+SIMILAR_PARAMS = tuple(p for p in SEARCH_PARAMS if p.name not in ("q", "mode"))
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """Checked values by parameter name; absent ones hold their defaults."""
+
+    values: Mapping[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    @property
+    def filters(self) -> SearchFilters:
+        return SearchFilters(
+            path=self.values.get("path", ""),
+            kinds=tuple(self.values.get("kind", ())),
+            exclude_tests=bool(self.values.get("exclude_tests", False)),
+        )
+
+
+def search_params(raw: Mapping[str, Any], params: Iterable[Param] = SEARCH_PARAMS) -> SearchRequest:
+    """Each parameter checked, or ParamError with the first one's message. A missing or empty
+    value takes its default, but a required one (the query) goes through its check, which
+    refuses it."""
+    values = {}
+    for param in params:
+        value = raw.get(param.name)
+        if value is None or value == "" or value == []:
+            if param.required:
+                param.clean("")
+            values[param.name] = param.default
+        else:
+            values[param.name] = param.clean(value)
+    return SearchRequest(values)
+
+
+def api_schema(name: str, params: Iterable[Param], **extra: tuple[Any, Any]):
+    """A django-ninja query schema of `params` (plus `extra` fields). Nothing there is required
+    and `search_params` checks the values, so the API answers with the same messages as the
+    page, MCP and the command line."""
+    from ninja import Schema
+    from pydantic import Field, create_model
+
+    fields = {p.name: (p.type, Field(p.default, description=p.help)) for p in params}
+    return create_model(name, __base__=Schema, **fields, **extra)
+
+
+def unknown_repository_message(name: str, known: Iterable[str]) -> str:
+    """What a client says of a repository name the caller cannot see, with the closest names
+    it can see (private ones are never offered: `known` is what the caller may see)."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    message = f"no repository named {name!r}"
+    if close:
+        message += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return message
+
+
+def repository_suggestion(*, user, name: str) -> str:
+    """`unknown_repository_message` among the repositories `user` may see."""
+    from indexing.selectors import repositories_visible_to
+
+    names = repositories_visible_to(user).values_list("name", flat=True)
+    return unknown_repository_message(name, names)
