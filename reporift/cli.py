@@ -2,7 +2,8 @@
 
     reporift index SOURCE [--name NAME] [--ref REF]       = manage.py index_repo
     reporift search NAME "QUERY" [--k 10] [--mode fast|full] [--json] [--files PATH]
-                    [--kind KIND] [--exclude-tests]      or: reporift search --path DIR "QUERY"
+                    [--kind KIND] [--lang LANG] [--exclude-tests]
+                                                      or: reporift search --path DIR "QUERY"
     reporift evaluate DATASET [--format ...] [--ablate] [--out report.json]
     reporift mcp [--user NAME]                             MCP over stdio for coding agents
     reporift token USERNAME [--name NAME]                  = manage.py create_api_token

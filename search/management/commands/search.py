@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import CodeUnit, Repository
+from search.filters import parse_languages
 from search.presenters import result_for_api
 from search.services import MODES, SearchError, SearchFilters, search
 
@@ -73,6 +74,14 @@ class Command(BaseCommand):
             "--exclude-tests", action="store_true", help="leave out test files and folders"
         )
         parser.add_argument(
+            "--lang",
+            action="append",
+            default=[],
+            metavar="LANG",
+            help="only units of this language (go, typescript, markdown...; repeat or give a "
+            "comma list for several)",
+        )
+        parser.add_argument(
             "--json",
             action="store_true",
             help="print a JSON list, best first: the API's result rows (reason, excerpt with "
@@ -80,10 +89,15 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, name, query, k, mode, json: bool = False, path=None, **options):
+        try:
+            languages = parse_languages(options.get("lang"))
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
         filters = SearchFilters(
             path=options.get("files") or "",
             kinds=tuple(options.get("kind") or ()),
             exclude_tests=bool(options.get("exclude_tests")),
+            languages=languages,
         )
         if path:
             if query is not None:

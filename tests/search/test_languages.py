@@ -1,0 +1,214 @@
+"""Search over a repository of every language RepoRift reads (tests/fixtures/polyglot, one small
+file per language, with a README, a workflow, a minified bundle and a vendored file added): each
+language's function found by its bare and its qualified name, as the language spells it; a doc
+comment found by a sentence; sections of documentation and configuration; the language filter.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from search.filters import SearchFilters
+from search.services import search
+
+pytestmark = pytest.mark.django_db
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
+
+EXTRA_FILES = {
+    "py/ledger_tools.py": (
+        "class Till:\n"
+        "    def ring_up(self, cents):\n"
+        "        self.entries.append(cents)\n\n\n"
+        "def format_cents(cents):\n"
+        '    return f"{cents / 100:.2f}"\n'
+    ),
+    "README.md": (
+        "# Warehouse tools\n\nSmall programs for the shop floor.\n\n"
+        "## Opening hours\n\nThe shop floor is staffed from eight in the morning until six "
+        "in the evening on weekdays.\n"
+    ),
+    ".github/workflows/ci.yml": (
+        "name: ci\non: [push]\n"
+        "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/cache@v4\n"
+        "        with:\n          path: ~/.cache/pip\n"
+        "concurrency:\n  group: deploy-production\n  cancel-in-progress: true\n"
+    ),
+    "static/app.min.js": "var a=function(b){return b*2};" * 400 + "\n",
+    "vendor/github.com/acme/retry/retry.go": "package retry\n\nfunc Again() {}\n",
+}
+
+# (language, bare name, qualified name as the language spells it, the unit's qualname)
+DEFINITIONS = [
+    ("python", "format_cents", "Till.ring_up", "Till.ring_up"),
+    ("javascript", "roundShelfPrice", "Cart#addItem", "Cart.addItem"),
+    ("typescript", "splitRoutePattern", "Router.register", "Router.register"),
+    ("tsx", "cappedCount", "Badge.render", "Badge.render"),
+    ("go", "ParseBinLabel", "Location.Describe", "Location.Describe"),
+    ("java", "runningBalance", "Ledger#post", "Ledger.post"),
+    ("kotlin", "fahrenheitToCelsius", "Thermostat.warmer", "Thermostat.warmer"),
+    ("scala", "backoffDelay", "JobQueue.enqueue", "JobQueue.enqueue"),
+    ("csharp", "RoundForTax", "Invoice.AddLine", "Invoice.AddLine"),
+    ("php", "mask_address", "Mailer->send", "Mailer::send"),
+    ("ruby", "slugify", "Slugger#unique_slug", "Slugger.unique_slug"),
+    ("rust", "retry_after", "Bucket::take", "Bucket::take"),
+    ("swift", "formatDuration", "Playlist.append", "Playlist.append"),
+    ("c", "ring_read", "ring", "ring"),
+    ("cpp", "nearly_equal", "Matrix::transpose", "Matrix::transpose"),
+    ("elixir", "reserve", "Shop.Stock.low?/2", "Shop.Stock.low?/2"),
+    ("haskell", "tokenize", "Pretty.pretty", "Pretty.pretty"),
+    ("lua", "format_remaining", "Timer:expired", "Timer.expired"),
+    ("bash", "prune_old_backups", "make_archive", "make_archive"),
+    ("zig", "clampSpeed", "Vec2.add", "Vec2.add"),
+]
+
+
+@pytest.fixture
+def polyglot(tmp_path):
+    """The fixture repository with the extra files, indexed (public, no owner)."""
+    from indexing.services import index_run_execute, index_run_start, repository_create
+
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    for relative, text in EXTRA_FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    repository = repository_create(name="polyglot", source=str(root))
+    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    assert run.status == "succeeded", run.error
+    repository.refresh_from_db()
+    return repository
+
+
+def first(repository, query: str, **filters):
+    results = search(
+        repository=repository, query=query, k=3, filters=SearchFilters(**filters)
+    ).results
+    assert results, query
+    return results[0].unit
+
+
+def test_every_language_finds_its_definitions_by_name(polyglot):
+    from indexing.selectors import active_units
+
+    languages = set(active_units(repository=polyglot).values_list("language", flat=True))
+    assert {language for language, *_ in DEFINITIONS} <= languages
+    missed = []
+    for language, bare, qualified, qualname in DEFINITIONS:
+        found = first(polyglot, bare)
+        if (found.name.split("/")[0], found.language) != (bare, language):
+            missed.append((bare, found.qualname, found.language))
+        found = first(polyglot, qualified)
+        # Haskell's class method and its instance's are both `Pretty.pretty`.
+        if found.qualname.split("#")[0] != qualname or found.language != language:
+            missed.append((qualified, found.qualname, found.language))
+    assert missed == []
+
+
+@pytest.mark.parametrize(
+    "query, qualname",
+    [
+        ("split a warehouse label into its aisle and rack", "ParseBinLabel"),
+        ("copy bytes out of the ring buffer", "ring_read"),
+        ("convert a Fahrenheit reading to Celsius degrees", "fahrenheitToCelsius"),
+        ("break an arithmetic expression into tokens", "tokenize"),
+        ("reserve units of a product for an order", "Shop.Stock.reserve/3"),
+        ("how long must a client wait before its next request", "retry_after"),
+    ],
+)
+def test_a_doc_comment_is_found_by_a_sentence(polyglot, query, qualname):
+    assert first(polyglot, query).qualname == qualname
+
+
+def test_documentation_and_configuration_sections_are_found(polyglot):
+    for languages in ((), ("markdown",)):
+        readme = first(polyglot, "when is the shop floor staffed?", languages=languages)
+        assert (readme.path, readme.qualname, readme.kind) == (
+            "README.md",
+            "Opening hours",
+            "section",
+        )
+    for languages in ((), ("yaml",)):
+        workflow = first(polyglot, "concurrency group for production deploys", languages=languages)
+        assert (workflow.path, workflow.qualname) == (".github/workflows/ci.yml", "concurrency")
+
+
+def test_minified_and_vendored_files_are_skipped_with_their_reason(polyglot):
+    from indexing.selectors import active_units
+
+    paths = set(active_units(repository=polyglot).values_list("path", flat=True))
+    assert "static/app.min.js" not in paths
+    assert not any(p.startswith("vendor/") for p in paths)
+    warnings = polyglot.active_run.warnings
+    assert any("minified" in w and "static/app.min.js" in w for w in warnings), warnings
+    assert any("vendored" in w and "vendor/" in w for w in warnings), warnings
+
+
+def test_the_language_filter_keeps_only_those_languages(polyglot):
+    results = search(
+        repository=polyglot,
+        query="round a price or an amount",
+        k=10,
+        filters=SearchFilters(languages=("csharp", "javascript")),
+    ).results
+    assert results and {r.unit.language for r in results} <= {"csharp", "javascript"}
+    assert {r.unit.qualname for r in results} >= {"Money.RoundForTax", "roundShelfPrice"}
+    # A name typed as the query is found only in the languages asked for, too.
+    assert (
+        search(
+            repository=polyglot,
+            query="Ledger.post",
+            k=3,
+            filters=SearchFilters(languages=("java",)),
+        )
+        .results[0]
+        .unit.path
+        == "java/Ledger.java"
+    )
+
+
+def test_each_unit_is_highlighted_as_its_language(polyglot):
+    from indexing.selectors import active_units
+    from search.highlight import HighlightedUnit
+
+    unit = active_units(repository=polyglot).get(qualname="Location.Describe")
+    html, _ = HighlightedUnit(unit.code, unit.start_line, language=unit.language).whole()
+    assert '<span class="kd">func</span>' in html  # Go's keyword, as Go's lexer marks it
+    php = active_units(repository=polyglot).get(qualname="Mailer::send")
+    html, _ = HighlightedUnit(php.code, php.start_line, language=php.language).whole()
+    assert '<span class="nv">$to</span>' in html  # coloured without an opening `<?php`
+
+
+def test_examples_are_refused_for_code_that_is_not_python(polyglot):
+    from indexing.selectors import active_units
+    from tryouts.services import ExampleError, example_request
+
+    unit = active_units(repository=polyglot).get(qualname="Bucket::take")
+    with pytest.raises(ExampleError, match="Python code only; Bucket::take is rust"):
+        example_request(unit=unit)
+
+
+def test_code_like_a_unit_puts_its_own_language_first(polyglot):
+    from indexing.selectors import active_units
+    from search.similar import code_query, similar_code
+
+    unit = active_units(repository=polyglot).get(qualname="fahrenheitToCelsius")
+    results = similar_code(repository=polyglot, query=code_query(unit=unit), k=5).results
+    languages = [r.unit.language for r in results]
+    assert languages[0] == "kotlin"
+    assert languages == sorted(languages, key=lambda language: language != "kotlin")
+
+
+def test_the_command_line_takes_languages(polyglot, capsys):
+    import json
+
+    from django.core.management import CommandError, call_command
+
+    call_command("search", "polyglot", "round a price", "--lang", "cs,js", "--k", "5", "--json")
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and {r["language"] for r in rows} <= {"csharp", "javascript"}
+    with pytest.raises(CommandError, match="unknown language 'cobol'; RepoRift reads python"):
+        call_command("search", "polyglot", "round a price", "--lang", "cobol")
