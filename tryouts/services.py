@@ -82,6 +82,9 @@ def example_request(*, unit: CodeUnit, user=None, request=None) -> UnitExample:
     searches: asking for a stored example, or polling, costs nothing."""
     if unit.kind == CodeUnit.Kind.MODULE:
         raise ExampleError("examples are written for functions, methods and classes")
+    if unit.language != "python":
+        # The writer's prompts and the sandbox run Python programs.
+        raise ExampleError(f"examples run Python code only; {unit.qualname} is {unit.language}")
     try:
         model = configured_model()
     except LLMError as exc:
