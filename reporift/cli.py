@@ -96,6 +96,10 @@ def serve(argv: list[str]) -> int:
         str(args.threads),
         "--timeout",
         "600",
+        # gunicorn's default (4094) answers a long GET query with its own HTML 414 before the
+        # application can give its JSON error; raised to the most gunicorn allows.
+        "--limit-request-line",
+        "8190",
         "--access-logfile",
         "-",
     ]

@@ -21,3 +21,18 @@ def test_a_new_data_dir_is_migrated_before_the_command_runs(tmp_path):
     # Not "no such table": the command itself answers, about the repository it does not know.
     assert "no such table" not in done.stderr, done.stderr[-2000:]
     assert "nothing-indexed" in done.stderr + done.stdout, done.stderr[-2000:]
+
+
+def test_serve_raises_gunicorns_request_line_limit_so_the_application_answers(monkeypatch):
+    from django.core import management
+
+    from reporift import cli
+
+    calls = []
+    monkeypatch.setattr(management, "call_command", lambda *args, **kwargs: None)
+    monkeypatch.setattr(cli.os, "execv", lambda path, argv: calls.append((path, argv)))
+    cli.serve(["--bind", "127.0.0.1:9999"])
+    [(path, argv)] = calls
+    assert path.endswith("gunicorn") and argv[0] == path
+    assert argv[argv.index("--limit-request-line") + 1] == "8190"
+    assert argv[argv.index("--bind") + 1] == "127.0.0.1:9999"
