@@ -100,6 +100,7 @@ class ResultOut(Schema):
     path: str
     qualname: str
     kind: str
+    language: str  # the unit's file's: "python", "go", "markdown"...
     start_line: int
     end_line: int
     score: float

@@ -2,7 +2,7 @@ from django import forms
 
 from indexing.models import CodeUnit, Repository
 from indexing.selectors import repositories_visible_to
-from search.filters import SearchFilters
+from search.filters import SearchFilters, known_languages
 from search.params import SEARCH_PARAMS, ParamError, search_params, unknown_repository_message
 
 
@@ -57,6 +57,11 @@ class SearchForm(_VisibleRepositories):
     path = forms.CharField(required=False, strip=True)
     kind = _Unchecked(choices=CodeUnit.Kind.choices, required=False)
     exclude_tests = forms.BooleanField(required=False)
+    lang = _Unchecked(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["lang"].choices = [(name, name) for name in known_languages()]
 
     def clean(self):
         data = super().clean()

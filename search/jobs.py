@@ -37,6 +37,7 @@ class SearchJobRequest:
     path: str
     kinds: tuple[str, ...]
     exclude_tests: bool
+    languages: tuple[str, ...] = ()
 
 
 def _key(job_id: str) -> str:
@@ -105,7 +106,12 @@ def _run(job_id: str, job: SearchJobRequest) -> None:
             query=job.query,
             k=job.k,
             mode=job.mode,
-            filters=SearchFilters(path=job.path, kinds=job.kinds, exclude_tests=job.exclude_tests),
+            filters=SearchFilters(
+                path=job.path,
+                kinds=job.kinds,
+                exclude_tests=job.exclude_tests,
+                languages=job.languages,
+            ),
             progress=progress,
         )
         context.update(

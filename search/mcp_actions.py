@@ -46,6 +46,7 @@ def checked(arguments: dict[str, Any], *, similar: bool = False):
         "path": arguments.get("path"),
         "kind": arguments.get("kinds"),
         "exclude_tests": arguments.get("exclude_tests"),
+        "lang": arguments.get("languages"),
     }
     try:
         return search_params(raw, SIMILAR_PARAMS if similar else SEARCH_PARAMS)

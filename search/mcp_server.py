@@ -111,6 +111,7 @@ def build_server(
         path: str = "",
         kinds: list[str] | None = None,
         exclude_tests: bool = False,
+        languages: list[str] | None = None,
     ) -> dict[str, Any]:
         """Find the functions, methods and classes that do what the query describes in
         plain language ("where do we retry failed HTTP calls?"), best first, in `repository`,
@@ -119,7 +120,9 @@ def build_server(
         that found it, its signature and a short excerpt; get_code returns the whole unit.
         `path` keeps results under a folder prefix ("pkg/sub/") or matching a glob
         ("*/models.py"); `kinds` keeps only those kinds (function, method, class, module,
-        section); `exclude_tests` drops test files. `mode` is "fast", or "full" only when fast
+        section); `exclude_tests` drops test files; `languages` keeps only those languages
+        ("go", "typescript", "markdown", "yaml"...; each result says its `language`). `mode`
+        is "fast", or "full" only when fast
         results miss: it asks an LLM and is much slower."""
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
@@ -129,6 +132,7 @@ def build_server(
             "path": path,
             "kinds": kinds or [],
             "exclude_tests": exclude_tests,
+            "languages": languages or [],
         }
         return await searched(ctx, actions.search, arguments)
 
@@ -143,13 +147,15 @@ def build_server(
         repositories: list[str] | None = None,
         k: int = 10,
         exclude_tests: bool = False,
+        languages: list[str] | None = None,
     ) -> dict[str, Any]:
         """Find the functions, methods and classes that do what a piece of code does ("where
         else do we do this?"): pass the snippet as `code`, or name an indexed unit by
         `unit_repository` and `qualname` (and `path` when the name is not unique), as
         search_code returns them; the unit itself is left out. Searches `repository`, several
         (`repositories`), or every repository you may see (neither given). Results are shaped
-        like search_code's, each with its code-vector, word and shape similarity."""
+        like search_code's, each with its code-vector, word and shape similarity; units of the
+        code's own language come first (`languages` keeps only those)."""
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "code": code,
@@ -158,6 +164,7 @@ def build_server(
             "path": path,
             "k": k,
             "exclude_tests": exclude_tests,
+            "languages": languages or [],
         }
         return await searched(ctx, actions.similar, arguments)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexing.models import CodeUnit
-from search.filters import SearchFilters
+from search.filters import SearchFilters, parse_languages
 from search.retrieval import search_config
 from search.services import MODES
 
@@ -73,6 +73,13 @@ def _kinds(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_one_kind(v) for v in values if str(v).strip()))
 
 
+def _languages(value: Any) -> tuple[str, ...]:
+    try:
+        return parse_languages(value)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
+
+
 def _path(value: Any) -> str:
     path = str(value or "").strip()
     if len(path) > 500:
@@ -93,6 +100,13 @@ SEARCH_PARAMS = (
     Param("path", str, "", 'a folder prefix ("pkg/sub/") or a glob ("*/models.py")', _path),
     Param("kind", list[str], [], f"repeat to keep several: {', '.join(KINDS)}", _kinds),
     Param("exclude_tests", bool, False, "leave out test files", _flag),
+    Param(
+        "lang",
+        list[str],
+        [],
+        "only these languages (go, typescript, markdown...): repeat it or give a comma list",
+        _languages,
+    ),
 )
 # The filters code to code takes (no query, no mode).
 SIMILAR_PARAMS = tuple(p for p in SEARCH_PARAMS if p.name not in ("q", "mode"))
@@ -113,6 +127,7 @@ class SearchRequest:
             path=self.values.get("path", ""),
             kinds=tuple(self.values.get("kind", ())),
             exclude_tests=bool(self.values.get("exclude_tests", False)),
+            languages=tuple(self.values.get("lang", ())),
         )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -106,6 +106,7 @@ def candidates(
         raise SearchError(f"repository {repository.name!r} has no finished index yet")
     depth = depth or search_config()["SIMILAR"]["DEPTH"]
     filters = filters or SearchFilters()
+    query = _with_language(query, filters)
     timings = timings_ms if timings_ms is not None else {}
     retriever = Retriever(repository=repository, generation=generation, filters=filters, k=depth)
     ctx = retriever.streams
@@ -191,6 +192,13 @@ def order(
     return scored
 
 
+def _with_language(query: CodeQuery, filters: SearchFilters) -> CodeQuery:
+    """A pasted snippet searched within one language is code of that language."""
+    if query.language or len(filters.languages) != 1:
+        return query
+    return replace(query, language=filters.languages[0])
+
+
 def _reason(candidate: Candidate) -> str:
     words = {"vector": "code vector", "words": "same words", "shape": "same shape"}
     parts = [f"{words[s]} {candidate.similarities[s]:.2f}" for s in SIGNALS]
@@ -221,7 +229,8 @@ def similar_code(
     say_phase(retriever.generation, retriever, response)
     response.candidates = len(found)
     response.ordered_by = "likeness"
-    ranked = order(found, config["SIMILAR"]["WEIGHTS"], language=query.language)[:k]
+    language = _with_language(query, filters or SearchFilters()).language
+    ranked = order(found, config["SIMILAR"]["WEIGHTS"], language=language)[:k]
     response.results = [
         SearchResult(
             rank,

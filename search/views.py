@@ -99,6 +99,7 @@ def search_page(request):
                     path=filters.path,
                     kinds=filters.kinds,
                     exclude_tests=filters.exclude_tests,
+                    languages=filters.languages,
                 ),
                 owner=job_owner(request.user, client_address(request)),
             )

@@ -212,3 +212,37 @@ def test_the_command_line_takes_languages(polyglot, capsys):
     assert rows and {r["language"] for r in rows} <= {"csharp", "javascript"}
     with pytest.raises(CommandError, match="unknown language 'cobol'; RepoRift reads python"):
         call_command("search", "polyglot", "round a price", "--lang", "cobol")
+
+
+def test_the_api_takes_languages_repeated_or_as_a_list(polyglot, client):
+    for query in ("lang=cs&lang=js", "lang=csharp,javascript"):
+        response = client.get(f"/api/search?repo=polyglot&q=round+a+price&k=5&{query}")
+        assert response.status_code == 200, response.content
+        rows = response.json()["results"]
+        assert rows and {r["language"] for r in rows} <= {"csharp", "javascript"}
+    refused = client.get("/api/search?repo=polyglot&q=round+a+price&lang=cobol")
+    assert refused.status_code == 400
+    assert "unknown language 'cobol'" in refused.content.decode()
+
+
+def test_mcp_search_code_takes_languages(polyglot):
+    import asyncio
+
+    from mcp.server.fastmcp.exceptions import ToolError
+
+    from search import mcp_actions
+    from search.mcp_server import _caller_request, build_server
+
+    tools = asyncio.run(build_server(lambda ctx: None).list_tools())
+    schemas = {tool.name: tool.inputSchema["properties"] for tool in tools}
+    assert "languages" in schemas["search_code"] and "languages" in schemas["find_similar_code"]
+    arguments = {"repositories": ["polyglot"], "query": "round a price", "k": 5}
+    scope = mcp_actions.reachable(None)
+    found = mcp_actions.search(
+        scope, None, _caller_request(None, None), {**arguments, "languages": ["rust", "zig"]}
+    )
+    assert found["results"] and {r["language"] for r in found["results"]} <= {"rust", "zig"}
+    with pytest.raises(ToolError, match="unknown language 'cobol'"):
+        mcp_actions.search(
+            scope, None, _caller_request(None, None), {**arguments, "languages": ["cobol"]}
+        )
