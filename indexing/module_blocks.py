@@ -35,6 +35,18 @@ class ModuleBlock:
     defines: tuple[str, ...]  # names bound at module level, in order
     has_docstring: bool  # whether it holds the module docstring
     is_main: bool  # an `if __name__ == "__main__":` block
+    # The file's opening lines: the block with the module docstring, or one that starts with
+    # the file's imports. It says what the file is for, so it is named after the file.
+    opens_file: bool = False
+
+    def name(self, stem: str) -> str:
+        """What the block is shown and found by: the file's name for its opening lines (flask's
+        `globals.py` opening is `globals`, not its first assignment `_no_app_msg`), else its
+        first public name, else its first name, else the file's. Every name it binds stays
+        findable through `defines`."""
+        if self.opens_file or not self.defines:
+            return stem
+        return next((n for n in self.defines if not n.startswith("_")), self.defines[0])
 
 
 def module_blocks(
@@ -128,6 +140,7 @@ def _block(group: list[Node], source: bytes, docstring: Node | None) -> ModuleBl
         defines=tuple(defines),
         has_docstring=docstring is not None and statements[0] == docstring,
         is_main=len(statements) == 1 and _is_main_guard(statements[0]),
+        opens_file=statements[0] == docstring or statements[0].type in _IMPORTS,
     )
 
 

@@ -67,10 +67,7 @@ def _module_units(root: Node, source: bytes, *, path: str, docstring: str) -> li
     units: list[ParsedUnit] = []
     taken: dict[str, int] = {}
     for block in module_blocks(root, source):
-        if block.is_main:
-            name = "__main__"
-        else:
-            name = block.defines[0] if block.defines else (stem or "<module>")
+        name = "__main__" if block.is_main else block.name(stem or "<module>")
         taken[name] = taken.get(name, 0) + 1
         # Qualnames name one unit of a file: a second block named like the first is told apart.
         qualname = name if taken[name] == 1 else f"{name}#{taken[name]}"

@@ -55,7 +55,8 @@ def units(kind=None):
 
 def test_every_module_level_statement_is_in_a_module_unit():
     blocks = units(MODULE)
-    assert [u.qualname for u in blocks] == ["g", "json", "__main__"]
+    # The opening lines are named after the file; the others by their first public name.
+    assert [u.qualname for u in blocks] == ["globals", "json", "__main__"]
     head, signals, main = blocks
     assert head.start_line == 1 and head.end_line == 13
     assert head.defines == ("g", "request", "__all__")
@@ -64,6 +65,20 @@ def test_every_module_level_statement_is_in_a_module_unit():
     assert "LocalProxy(_cv_app" in head.code
     assert signals.defines == ("json", "signals", "request_started", "request_finished")
     assert main.code.startswith('if __name__ == "__main__":') and main.defines == ()
+
+
+def test_a_block_is_named_by_the_file_when_it_opens_it_else_by_its_first_public_name():
+    source = (
+        b"from x import y\n\n"
+        b'_no_app_msg = "no app"\ng = LocalProxy(y)\n\n\n'
+        b"def f():\n    pass\n\n"
+        b"_CACHE = {}\nregistry = {}\n"
+    )
+    blocks = [u for u in parse_source(source, path="flask/globals.py").units if u.kind == MODULE]
+    assert [(u.qualname, u.defines) for u in blocks] == [
+        ("globals", ("_no_app_msg", "g")),
+        ("registry", ("_CACHE", "registry")),
+    ]
 
 
 def test_module_units_do_not_overlap_definitions():
