@@ -25,6 +25,11 @@ class FileGroup:
     matched: int = 0  # how many of the ranked results lie in the file (some beyond `per_file`)
 
     @property
+    def more(self) -> int:
+        """The file's results not among its best units."""
+        return self.matched - len(self.results)
+
+    @property
     def lines(self) -> list[tuple[int, int]]:
         return [(r.unit.start_line, r.unit.end_line) for r in self.results]
 
@@ -45,15 +50,27 @@ def group_by_file(results: list[SearchResult], *, per_file: int = PER_FILE) -> l
     return list(groups.values())
 
 
-def group_as_dict(group: FileGroup, units: list[dict[str, Any]]) -> dict[str, Any]:
-    """A file group as the API and MCP give it, `units` being its results already shown as
-    the caller shows a result."""
-    return {
-        "rank": group.rank,
-        "path": group.path,
-        "repository": group.repository,
-        "score": round(group.score, 6),
-        "matched": group.matched,
-        "lines": [list(span) for span in group.lines],
-        "units": units,
-    }
+def grouped_results(results: list[dict[str, Any]], *, per_file: int = PER_FILE) -> list[dict]:
+    """Result rows as a client already shows them (the API's, MCP's: each with its `path`,
+    `repository` and lines), gathered by file: `{rank, path, repository, score, matched,
+    lines, units}`, files in the order of their best row."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in results:
+        key = (row.get("repository", ""), row["path"])
+        group = groups.setdefault(
+            key,
+            {
+                "rank": len(groups) + 1,
+                "path": row["path"],
+                "repository": row.get("repository", ""),
+                "score": row.get("score", 0.0),
+                "matched": 0,
+                "lines": [],
+                "units": [],
+            },
+        )
+        group["matched"] += 1
+        if len(group["units"]) < per_file:
+            group["units"].append(row)
+            group["lines"].append([row["start_line"], row["end_line"]])
+    return list(groups.values())

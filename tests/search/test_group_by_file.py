@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from search.file_groups import group_as_dict, group_by_file
+from search.file_groups import group_by_file
 from search.results import SearchResult
 
 
@@ -29,6 +29,21 @@ def test_files_come_in_the_order_of_their_best_result_with_their_best_units():
     ]
     pool = groups[0]
     assert [r.unit.qualname for r in pool.results] == ["Pool.get", "Pool.put", "Pool.close"]
-    assert pool.matched == 5 and pool.score == 3.0 and pool.lines[:2] == [(10, 20), (22, 30)]
-    shown = group_as_dict(pool, [{"qualname": r.unit.qualname} for r in pool.results])
-    assert shown["lines"][0] == [10, 20] and shown["matched"] == 5 and len(shown["units"]) == 3
+    assert pool.matched == 5 and pool.more == 2 and pool.score == 3.0
+    assert pool.lines[:2] == [(10, 20), (22, 30)]
+
+
+def test_rows_as_clients_show_them_are_grouped_alike():
+    from search.file_groups import grouped_results
+
+    rows = [
+        {"path": "pool.py", "repository": "shop", "start_line": 1, "end_line": 9, "score": 3.0},
+        {"path": "net.py", "repository": "shop", "start_line": 4, "end_line": 6, "score": 2.0},
+        {"path": "pool.py", "repository": "shop", "start_line": 12, "end_line": 20, "score": 1.0},
+    ]
+    files = grouped_results(rows, per_file=1)
+    assert [(f["rank"], f["path"], f["matched"]) for f in files] == [
+        (1, "pool.py", 2),
+        (2, "net.py", 1),
+    ]
+    assert files[0]["lines"] == [[1, 9]] and files[0]["units"] == [rows[0]]
