@@ -271,8 +271,15 @@ class GenerationCache(Generic[T]):
 _indexes: GenerationCache[LexicalIndex] = GenerationCache()
 
 
-def _directory(key: str) -> Path:
-    return Path(settings.DATA_DIR) / "lexical" / f"run-{key}"
+# Names how units become tokens; bump it when `unit_tokens` changes, so that an index saved with
+# the old tokens is rebuilt instead of loaded (a query tokenised anew meets the old words).
+# 2: each language's syntax words left out of its code, paths without their extension.
+TOKENS_VERSION = 2
+
+
+def _directory(key: str, version: int = TOKENS_VERSION) -> Path:
+    suffix = f"-t{version}" if version > 1 else ""
+    return Path(settings.DATA_DIR) / "lexical" / f"run-{key}{suffix}"
 
 
 def lexical_index_for_run(run: Generation) -> LexicalIndex:
@@ -324,4 +331,6 @@ def _save(key: str, index: LexicalIndex) -> None:
 
 
 def drop_lexical_index(run: Generation) -> None:
-    shutil.rmtree(_directory(_indexes.drop(run)), ignore_errors=True)
+    key = _indexes.drop(run)
+    for version in range(1, TOKENS_VERSION + 1):  # and those saved by earlier versions
+        shutil.rmtree(_directory(key, version), ignore_errors=True)

@@ -107,3 +107,18 @@ def test_a_languages_syntax_words_stay_out_of_its_code_only():
     assert "func" in code_tokens(go, "python")  # Python's tokens are as they were
     tokens = unit_tokens("pkg/fn_util.rs", "fn_util", "", "pub fn fn_util() {}", "rust")
     assert tokens.count("fn") == 3  # the name's twice and the path's: words a person typed
+
+
+def test_an_index_saved_with_older_tokens_is_not_loaded(settings, tmp_path):
+    from indexing import lexical
+
+    settings.DATA_DIR = tmp_path
+    key = generation_key(run(7))
+    index = lexical.bm25_index([1, 2], [["retry", "http"], ["parse", "cookie"]])
+    lexical._save(key, index)
+    assert lexical._load(key) is not None
+    older = lexical._directory(key, lexical.TOKENS_VERSION - 1)
+    lexical._directory(key).rename(older)
+    assert lexical._load(key) is None  # rebuilt from the units, not read with stale words
+    lexical.drop_lexical_index(run(7))
+    assert not older.exists() and not lexical._directory(key).exists()
