@@ -28,6 +28,7 @@ import pathspec
 from indexing.languages import language_for_path as _language_spec
 from indexing.sources import SKIPPED_DIRS, SourceFileEntry
 from indexing.text_units import LOCK_FILE_NAMES, text_format_for_path
+from reporift import words
 
 VENDORED_DIRS = frozenset(
     {"vendor", "node_modules", "third_party", "third-party", "bower_components", "jspm_packages"}
@@ -54,15 +55,22 @@ _COMMENT_MARKERS = re.compile(r"^[\s#/*;!<>{}%\-\"'`(]*")
 GENERATED_HEADER_LINES = 8
 
 
-def language_for_path(path: str) -> str | None:
-    """The code language of `path` (`indexing.languages`), by name; None for any other file."""
-    spec = _language_spec(path)
+def language_for_path(path: str, head: bytes = b"") -> str | None:
+    """The code language of `path` (`indexing.languages`), by name (an extensionless file by
+    its first lines, `head`); None for any other file."""
+    spec = _language_spec(path, head)
     return spec.name if spec is not None else None
 
 
-def kind_for_path(path: str) -> str | None:
+def kind_for_path(path: str, head: bytes = b"") -> str | None:
     """The language or text format a file is read in, or None when it is neither."""
-    return language_for_path(path) or text_format_for_path(path)
+    return language_for_path(path, head) or text_format_for_path(path)
+
+
+def _sniffable(path: str) -> bool:
+    """A file with no extension may say its language on its first lines (a shebang, a mode
+    line): it is read before it is counted as having none."""
+    return not PurePosixPath(path).suffix
 
 
 @dataclass
@@ -87,9 +95,10 @@ class _Skips:
             examples = self.paths[plural]
             shown = ", ".join(examples[:3]) + (", ..." if count > 3 or len(examples) > 3 else "")
             if plural == _NO_FORMAT:
-                out.append(f"{count} files with no known language or format left out ({shown})")
+                files = words.plural(count, "file")
+                out.append(f"{files} with no known language or format left out ({shown})")
             elif plural.startswith("beyond"):
-                out.append(f"left out {count} files {reason} ({shown})")
+                out.append(f"left out {words.plural(count, 'file')} {reason} ({shown})")
             else:
                 out.append(f"skipped {count} {reason} ({shown})")
         return out
@@ -254,7 +263,7 @@ def _name_reason(relative: str, attributes: _Attributes, ignores: _Ignores | Non
         return "vendored files"
     if attributes.value(relative, "linguist-generated"):
         return "generated files"
-    if kind_for_path(relative) is None:
+    if kind_for_path(relative) is None and not _sniffable(relative):
         return _NO_FORMAT
     if _MINIFIED_NAME.search(name):
         return "minified files"
@@ -273,11 +282,13 @@ def _checked(
         return None, "symbolic links"
     if not stat.S_ISREG(info.st_mode):
         return None, "special files (not regular files)"
-    kind = kind_for_path(relative)
-    minifiable = kind in MINIFIABLE
     try:
         with open(absolute, "rb") as file:
             head = file.read(SNIFF_BYTES)
+            kind = kind_for_path(relative, head)
+            if kind is None:
+                return None, _NO_FORMAT
+            minifiable = kind in MINIFIABLE
             if b"\0" in head:
                 return None, "binary files"
             if minifiable and _longest_line(head) > MINIFIED_LINE_CHARS:

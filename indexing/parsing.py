@@ -44,9 +44,10 @@ __all__ = [
     "summary_line",
 ]
 
+SNIFF_BYTES = 512  # what an extensionless file's language is read from (shebang, mode line)
 # Names what `parse_source` makes of a file; bump it when that changes, so that files indexed
 # before are parsed again on their next run (their content hash alone would carry them over).
-PARSER_VERSION = "units-3"
+PARSER_VERSION = "units-4"
 
 
 def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
@@ -54,7 +55,7 @@ def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
     them; sections for text formats). `path` picks the language and names module blocks that
     define nothing; without one the source is read as Python. A file that is neither code nor a
     text format RepoRift reads yields no units."""
-    spec = language_for_path(path) if path else None
+    spec = language_for_path(path, source[:SNIFF_BYTES]) if path else None
     if not path or (spec is not None and spec.name == "python"):
         return parse_python(source, path=path)
     if spec is not None:

@@ -21,6 +21,7 @@ Python is registered too (`python`, `.py`/`.pyi`) but keeps its own parser (inde
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path, PurePosixPath
@@ -52,6 +53,10 @@ class LanguageSpec:
     grammar: str  # the grammar wheel's package, e.g. "tree_sitter_go"
     loader: str = "language"  # the function in it that returns the language pointer
     filenames: tuple[str, ...] = ()  # exact file names (`Rakefile`)
+    # How a file with no extension says it is in this language: its shebang's interpreter
+    # (`#!/usr/bin/env bash`) or an editor's mode line (`-*- shell-script -*-`, `vim: ft=sh`).
+    interpreters: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ()
     wheel_tags: tuple[str, ...] = ()  # grammar packages whose queries/tags.scm to use
     wheel_calls: bool = True  # keep the wheel query's @reference.call patterns
     query: str = ""  # our own patterns, added after the wheel's
@@ -128,6 +133,8 @@ class _Registry:
     by_name: dict[str, LanguageSpec] = field(default_factory=dict)
     by_extension: dict[str, LanguageSpec] = field(default_factory=dict)
     by_filename: dict[str, LanguageSpec] = field(default_factory=dict)
+    by_interpreter: dict[str, LanguageSpec] = field(default_factory=dict)
+    by_mode: dict[str, LanguageSpec] = field(default_factory=dict)
 
 
 @cache
@@ -139,18 +146,51 @@ def _registry() -> _Registry:
             registry.by_extension[extension] = spec
         for filename in spec.filenames:
             registry.by_filename[filename] = spec
+        for interpreter in spec.interpreters:
+            registry.by_interpreter[interpreter] = spec
+        for mode in spec.modes:
+            registry.by_mode[mode] = spec
     return registry
 
 
-def language_for_path(path: str) -> LanguageSpec | None:
-    """The code language of a file, by its exact name or its extension (`.h` is C)."""
+def language_for_path(path: str, head: bytes = b"") -> LanguageSpec | None:
+    """The code language of a file, by its exact name or its extension (`.h` is C); a file
+    with no extension by its first lines (`head`), where a shebang or an editor's mode line
+    names it: scripts (`bin/deploy`) and sourced shell libraries rarely carry an extension."""
     name = PurePosixPath(path).name
     registry = _registry()
     spec = registry.by_filename.get(name)
     if spec is not None:
         return spec
     suffix = PurePosixPath(name.lower()).suffix
-    return registry.by_extension.get(suffix) if suffix else None
+    if suffix:
+        return registry.by_extension.get(suffix)
+    return language_for_content(head) if head else None
+
+
+SNIFF_LINES = 3
+_SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(?:-\S+\s+)*(\S+))?")
+_EMACS_MODE = re.compile(rb"-\*-\s*(?:mode:\s*)?([\w+-]+)\s*(?:;.*)?-\*-", re.I)
+_VIM_MODE = re.compile(rb"\b(?:vim?|ex):.*\b(?:ft|filetype)=([\w+-]+)")
+
+
+def language_for_content(head: bytes) -> LanguageSpec | None:
+    """The language a file's first lines name: the shebang's interpreter (through `env`, and
+    with its version stripped: `python3.11` is python), else an Emacs or vim mode line."""
+    registry = _registry()
+    lines = head.split(b"\n", SNIFF_LINES)[:SNIFF_LINES]
+    shebang = _SHEBANG.match(lines[0]) if lines else None
+    if shebang is not None:
+        program = shebang.group(1).rsplit(b"/", 1)[-1]
+        if program == b"env" and shebang.group(2):
+            program = shebang.group(2).rsplit(b"/", 1)[-1]
+        interpreter = re.sub(rb"[\d.]+$", b"", program).decode("ascii", "replace")
+        return registry.by_interpreter.get(interpreter)
+    for line in lines:
+        mode = _EMACS_MODE.search(line) or _VIM_MODE.search(line)
+        if mode is not None:
+            return registry.by_mode.get(mode.group(1).decode("ascii", "replace").lower())
+    return None
 
 
 def language_named(name: str) -> LanguageSpec | None:

@@ -26,6 +26,8 @@ SPECS = [
     LanguageSpec(
         name="elixir",
         extensions=(".ex", ".exs"),
+        interpreters=("elixir",),
+        modes=("elixir",),
         grammar="tree_sitter_elixir",
         query=QUERY,
         attached_prefixes=("@spec", "@impl", "@decorate", "@deprecated"),

@@ -13,6 +13,8 @@ SPECS = [
     LanguageSpec(
         name="javascript",
         extensions=(".js", ".mjs", ".cjs", ".jsx"),
+        interpreters=("node", "nodejs"),
+        modes=("js", "javascript"),
         grammar="tree_sitter_javascript",
         wheel_tags=("tree_sitter_javascript",),
         query=QUERY,

@@ -13,6 +13,8 @@ SPECS = [
     LanguageSpec(
         name="lua",
         extensions=(".lua",),
+        interpreters=("lua", "luajit"),
+        modes=("lua",),
         grammar="tree_sitter_lua",
         wheel_tags=("tree_sitter_lua",),
         query=QUERY,

@@ -12,6 +12,8 @@ SPECS = [
     LanguageSpec(
         name="php",
         extensions=(".php", ".phtml", ".php5", ".php7", ".phpt"),
+        interpreters=("php",),
+        modes=("php",),
         grammar="tree_sitter_php",
         loader="language_php",
         wheel_tags=("tree_sitter_php",),

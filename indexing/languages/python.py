@@ -4,6 +4,11 @@ from indexing.languages import LanguageSpec
 
 SPECS = [
     LanguageSpec(
-        name="python", extensions=(".py", ".pyi"), grammar="tree_sitter_python", doc_lines=("#",)
+        name="python",
+        extensions=(".py", ".pyi"),
+        grammar="tree_sitter_python",
+        doc_lines=("#",),
+        interpreters=("python", "pypy"),
+        modes=("python",),
     )
 ]

@@ -29,6 +29,8 @@ SPECS = [
     LanguageSpec(
         name="typescript",
         extensions=(".ts", ".mts", ".cts"),
+        interpreters=("deno", "ts-node", "tsx", "bun"),
+        modes=("typescript",),
         loader="language_typescript",
         **_COMMON,
     ),

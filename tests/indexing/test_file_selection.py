@@ -184,3 +184,18 @@ def test_sections_indexed_end_to_end_with_skips_in_the_run(write_repo):
     assert run.files_total == 3
     assert any(w.startswith("skipped 1 lock file (package-lock.json)") for w in run.warnings)
     assert any(w.startswith("skipped 1 vendored file (node_modules/...)") for w in run.warnings)
+
+
+def test_extensionless_scripts_kept_by_their_shebang_or_mode_line(write_repo):
+    root = write_repo(
+        {
+            "bin/deploy": "#!/usr/bin/env bash\necho deploy\n",
+            "completions/7z": "# 7z(1) completion   -*- shell-script -*-\n_7z() { :; }\n",
+            "LICENSE": "MIT License\n",
+            "AUTHORS": "someone\n",
+        }
+    )
+    warnings: list[str] = []
+    kept = [e.path for e in iter_source_files(root, max_file_bytes=10**6, warnings=warnings)]
+    assert kept == ["bin/deploy", "completions/7z"]
+    assert any("2 files with no known language or format" in w for w in warnings)

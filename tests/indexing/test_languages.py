@@ -301,3 +301,32 @@ def test_python_and_text_dispatch():
     parsed = parse_source(b"# Title\n\nSome text.\n", path="README.md")
     assert parsed.language == "markdown"
     assert parse_source(b"\x00\x01", path="image.png").units == []
+
+
+@pytest.mark.parametrize(
+    ("path", "head", "language"),
+    [
+        ("bin/deploy", b"#!/usr/bin/env bash\nset -e\n", "bash"),
+        ("tools/check", b"#!/bin/sh -e\n", "bash"),
+        ("scripts/migrate", b"#!/usr/bin/python3.11\n", "python"),
+        ("bin/serve", b"#!/usr/bin/env -S node --no-warnings\n", "javascript"),
+        ("bash_completion", b"#     -*- shell-script -*-\n#\n", "bash"),
+        ("completions/7z", b"# 7z(1) completion       -*- shell-script -*-\n", "bash"),
+        ("lib/helpers", b"# helpers\n# vim: set ft=sh:\n", "bash"),
+        ("LICENSE", b"MIT License\n", None),
+        ("bin/tool", b"#!/usr/bin/perl\n", None),  # a language RepoRift has no grammar for
+        ("notes.txt", b"#!/bin/bash\n", None),  # an extension says what a file is
+    ],
+)
+def test_a_file_without_an_extension_is_known_by_its_first_lines(path, head, language):
+    spec = language_for_path(path, head)
+    assert (spec.name if spec else None) == language
+
+
+def test_an_extensionless_script_is_parsed_as_its_language():
+    source = b"#!/usr/bin/env bash\n# Greets the caller by name.\ngreet() {\n  echo hi\n}\n"
+    parsed = parse_source(source, path="bin/greet")
+    assert parsed.language == "bash"
+    assert [(u.kind, u.name) for u in parsed.units if u.kind == "function"] == [
+        ("function", "greet")
+    ]
