@@ -57,7 +57,7 @@ class RepositoryAdmin(admin.ModelAdmin):
     def reindex(self, request, queryset):
         for repository in queryset:
             run = index_run_start(repository=repository)
-            self.message_user(request, f"{repository.name}: run {run.pk} {run.status}")
+            self.message_user(request, f"{repository.name}: {run.label} {run.status}")
 
     @admin.action(description="Delete selected repositories and their vectors")
     def delete_with_vectors(self, request, queryset):
@@ -83,7 +83,7 @@ class RepositoryAdmin(admin.ModelAdmin):
 @admin.register(IndexRun)
 class IndexRunAdmin(admin.ModelAdmin):
     list_display = (
-        "id",
+        "run",
         "repository",
         "status",
         "phase",
@@ -103,6 +103,10 @@ class IndexRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="run", ordering="id")
+    def run(self, run):
+        return run.label
 
 
 @admin.register(CodeUnit)

@@ -29,6 +29,7 @@ from indexing.static_tier import embedder_for
 from indexing.unit_rows import WrittenUnit, insert_units
 from indexing.unit_vectors import embed_units, mark_embedded
 from reporift.memory import release_free_heap
+from reporift.words import plural
 
 logger = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
@@ -173,7 +174,7 @@ def _parse_warning(parsed: ParsedFile) -> str:
         lines = ", ".join(map(str, parsed.error_lines[:5]))
         warning = "; ".join(filter(None, [warning, f"syntax errors near line(s) {lines}"]))
     if warning:
-        warning = f"{warning} ({len(parsed.units)} units recovered)"
+        warning = f"{warning} ({plural(len(parsed.units), 'unit')} recovered)"
     return warning
 
 

@@ -125,7 +125,13 @@ class IndexRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.repository.name} run {self.pk} ({self.status})"
+        return f"{self.repository.name} {self.label} ({self.status})"
+
+    @property
+    def label(self) -> str:
+        """The one way every surface (command line, pages, admin, logs) names a run: "run 4",
+        lower case, by its id, the same id the API's `id` field gives."""
+        return f"run {self.pk}"
 
     @property
     def is_finished(self) -> bool:

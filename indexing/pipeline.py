@@ -38,6 +38,7 @@ from indexing.static_tier import get_static_embedder, phase1_embedder, static_mo
 from indexing.store import VectorStoreUnavailable, drop_model_vectors, get_vector_store
 from indexing.unit_vectors import forget_embedded
 from reporift.memory import release_free_heap
+from reporift.words import plural
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[IndexRun], None]
@@ -238,13 +239,13 @@ def publish_run(*, run: IndexRun) -> None:
         drop_lexical_index(previous)
         _drop_other_models(run, previous)
     logger.info(
-        "run %s: %d files (%d reused, %d parsed), %d units embedded, %d old versions removed",
+        "run %s: %s (%d reused, %d parsed), %s embedded, %s removed",
         run.pk,
-        run.files_total,
+        plural(run.files_total, "file"),
         run.files_reused,
         run.files_total - run.files_reused,
-        run.units_embedded,
-        removed,
+        plural(run.units_embedded, "unit"),
+        plural(removed, "old version"),
     )
 
 
@@ -279,4 +280,4 @@ def _capped(warnings: list[str]) -> list[str]:
     limit = settings.REPORIFT["MAX_WARNINGS_STORED"]
     if len(warnings) <= limit:
         return warnings
-    return [*warnings[:limit], f"... and {len(warnings) - limit} more warnings"]
+    return [*warnings[:limit], f"... and {plural(len(warnings) - limit, 'more warning')}"]

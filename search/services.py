@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_generation
+from reporift.words import plural
 from search import streams as S
 from search.filters import SearchFilters, is_test_path  # noqa: F401  (re-exported)
 from search.fusion import reciprocal_rank_fusion
@@ -73,7 +74,7 @@ def say_phase(generation: IndexRun, retriever: Retriever, response: SearchRespon
         response.notices.append(
             "answered from phase 1 of indexing (static vectors); the transformer's vectors are "
             f"being added ({generation.phase2_units_embedded} of "
-            f"{generation.phase2_units_total} units), and searches use them when done"
+            f"{plural(generation.phase2_units_total, 'unit')}), and searches use them when done"
         )
     else:
         reason = generation.phase2_error or generation.phase2_status

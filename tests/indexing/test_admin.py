@@ -37,6 +37,11 @@ def test_reindex_action(admin_client, indexed, django_capture_on_commit_callback
     assert response.status_code == 200
     assert indexed.runs.count() == 2
     assert indexed.runs.first().status == IndexRun.Status.SUCCEEDED
+    # Named as the command line and the pages name runs.
+    said = [str(m) for m in response.context["messages"]]
+    assert said == [f"shop: run {indexed.runs.first().pk} queued"]
+    listed = admin_client.get(reverse("admin:indexing_indexrun_changelist")).content.decode()
+    assert f">run {indexed.runs.first().pk}<" in listed
 
 
 def test_delete_action_removes_vectors(admin_client, indexed):

@@ -26,6 +26,42 @@ def test_index_repo_indexes_and_reindexes(write_repo, capsys):
     assert "3 files unchanged, 0 units embedded" in capsys.readouterr().out
 
 
+def test_index_repo_counts_in_words_for_one_file_and_for_two(write_repo, capsys):
+    one = write_repo({"greet.py": "def greet(name):\n    return 'hi ' + name\n"})
+    call_command("index_repo", str(one), "--name", "one")
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "indexed one: 1 unit in 1 file (0 files unchanged, 1 unit embedded, "
+        "0 files with parse errors), no commit"
+    )
+
+    two = write_repo(
+        {
+            "greet.py": "def greet(name):\n    return 'hi ' + name\n",
+            "part.py": "def part(name):\n    return 'bye ' + name\n",
+        }
+    )
+    call_command("index_repo", str(two), "--name", "two")
+    call_command("index_repo", str(two), "--name", "two")
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "indexed two: 2 units in 2 files (2 files unchanged, 0 units embedded, "
+        "0 files with parse errors), no commit"
+    )
+
+
+def test_runs_are_named_one_way_on_every_surface(write_repo, capsys):
+    call_command("index_repo", str(write_repo(SAMPLE_FILES)), "--name", "shop")
+    run = Repository.objects.get(name="shop").runs.first()
+    assert run.label == f"run {run.pk}"
+    assert str(run) == f"shop run {run.pk} (succeeded)"
+    call_command("phase2", "shop")
+    assert f"phase 2 of run {run.pk}:" in capsys.readouterr().out
+
+    with pytest.raises(CommandError) as failed:
+        call_command("index_repo", str(write_repo({}) / "gone"), "--name", "gone")
+    failed_run = Repository.objects.get(name="gone").runs.first()
+    assert str(failed.value).startswith(f"run {failed_run.pk} of gone failed: ")
+
+
 def test_index_repo_failure_raises_with_reason(tmp_path):
     with pytest.raises(CommandError, match="not a directory"):
         call_command("index_repo", str(tmp_path / "missing"), "--name", "missing")

@@ -10,6 +10,7 @@ from tqdm import tqdm
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
 from indexing.services import index_run_execute, index_run_start, repository_create
+from reporift.words import plural
 
 
 class Command(BaseCommand):
@@ -49,7 +50,7 @@ class Command(BaseCommand):
             show(run)
         bar.close()
         if run.status != IndexRun.Status.SUCCEEDED:
-            raise CommandError(f"index run {run.pk} failed: {run.error}")
+            raise CommandError(f"{run.label} of {repository.name} failed: {run.error}")
         if run.units_total == 0:
             # Not a success: a script that indexes and then searches would get "nothing
             # matched" for every question, with no hint that the index itself is empty.
@@ -62,11 +63,15 @@ class Command(BaseCommand):
         for warning in run.warnings[:20]:
             self.stderr.write(f"warning: {warning}")
         if len(run.warnings) > 20:
-            self.stderr.write(f"... {len(run.warnings) - 20} more warnings in run {run.pk}")
+            more = plural(len(run.warnings) - 20, "more warning")
+            self.stderr.write(f"... {more} in {run.label}")
+        # A local folder that is not a git checkout has no commit: said in words, not as "-".
+        commit = f"commit {run.commit_sha[:10]}" if run.commit_sha else "no commit"
         self.stdout.write(
-            f"indexed {repository.name}: {run.units_total} units in {run.files_total} files "
-            f"({run.files_reused} files unchanged, {run.units_embedded} units embedded, "
-            f"{run.files_with_errors} files with parse errors) commit={run.commit_sha or '-'}"
+            f"indexed {repository.name}: {plural(run.units_total, 'unit')} in "
+            f"{plural(run.files_total, 'file')} ({plural(run.files_reused, 'file')} unchanged, "
+            f"{plural(run.units_embedded, 'unit')} embedded, "
+            f"{plural(run.files_with_errors, 'file')} with parse errors), {commit}"
         )
         self._phase2(run, inline=inline)
 
@@ -79,7 +84,7 @@ class Command(BaseCommand):
             return
         self.stdout.write(
             f"searchable now (phase 1, static vectors); adding the transformer's vectors to "
-            f"{run.phase2_units_total} units (phase 2)"
+            f"{plural(run.phase2_units_total, 'unit')} (phase 2)"
         )
         self.stdout.flush()
         bar = tqdm(
@@ -99,7 +104,7 @@ class Command(BaseCommand):
         run.refresh_from_db()
         bar.close()
         if run.phase2_status != Phase2.DONE:
-            raise CommandError(f"phase 2 of run {run.pk} {run.phase2_status}: {run.phase2_error}")
+            raise CommandError(f"phase 2 of {run.label} {run.phase2_status}: {run.phase2_error}")
         self.stdout.write(
             f"phase 2 done: searches of {run.repository.name} use {run.embedder_model}"
         )

@@ -23,8 +23,8 @@ class Command(BaseCommand):
         if run is None:
             raise CommandError(f"repository {name!r} has no finished index yet")
         if not waiting(run):
-            self.stdout.write(f"phase 2 of run {run.pk}: {run.phase2_status or 'not needed'}")
+            self.stdout.write(f"phase 2 of {run.label}: {run.phase2_status or 'not needed'}")
             return
         status = execute(run_id=run.pk)
         run.refresh_from_db()
-        self.stdout.write(f"phase 2 of run {run.pk}: {status} {run.phase2_error}".rstrip())
+        self.stdout.write(f"phase 2 of {run.label}: {status} {run.phase2_error}".rstrip())

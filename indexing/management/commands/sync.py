@@ -80,6 +80,6 @@ class Command(BaseCommand):
             if inline and outcome.state == "started" and outcome.run_id:
                 run = index_run_execute(run=IndexRun.objects.get(pk=outcome.run_id))
                 detail = f"commit {run.commit_sha[:10]}" if run.commit_sha else run.error
-                self.stdout.write(f"{outcome.repository}: run {run.pk} {run.status}, {detail}")
+                self.stdout.write(f"{outcome.repository}: {run.label} {run.status}, {detail}")
         if not outcomes:
             self.stdout.write("nothing due")

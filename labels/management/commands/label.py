@@ -6,6 +6,7 @@ from tqdm import tqdm
 from indexing.models import Repository
 from labels.agents import METHODS
 from labels.services import LabelError, label_run_execute
+from reporift.words import plural
 
 
 class Command(BaseCommand):
@@ -68,7 +69,8 @@ class Command(BaseCommand):
         finally:
             bar.close()
         self.stdout.write(
-            f"{run.queries} queries, {run.pairs_done}/{run.pairs_total} pairs labelled "
+            f"{plural(run.queries, 'query', 'queries')}, "
+            f"{run.pairs_done}/{plural(run.pairs_total, 'pair')} labelled "
             f"({run.positives} relevant), tests executable {run.tests_executable}/"
             f"{run.tests_run}; {run.out_dir}"
         )

@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import CodeUnit, Repository
+from reporift.words import plural
 from search.filters import parse_languages
 from search.presenters import result_for_api
 from search.services import MODES, SearchError, SearchFilters, search
@@ -124,8 +125,8 @@ class Command(BaseCommand):
         if run is not None:
             parsed = run.files_total - run.files_reused
             self.stderr.write(
-                f"indexed {path}: {run.units_total} units, {parsed} "
-                f"{'file' if parsed == 1 else 'files'} parsed"
+                f"indexed {path}: {plural(run.units_total, 'unit')}, "
+                f"{plural(parsed, 'file')} parsed"
             )
         return repository
 
@@ -137,8 +138,9 @@ class Command(BaseCommand):
         started = phase2_detached(repository)
         if started is not None:
             self.stderr.write(
-                f"adding the transformer's vectors to {started.phase2_units_total} units in the "
-                "background; later searches use them"
+                "adding the transformer's vectors to "
+                f"{plural(started.phase2_units_total, 'unit')} in the background; "
+                "later searches use them"
             )
 
     def _answer(self, repository, query, *, k, mode, filters, as_json) -> None:
