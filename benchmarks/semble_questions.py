@@ -357,6 +357,50 @@ def python_only(extensions: tuple[str, ...]):
     return original
 
 
+# A shell script without an extension says so on its first or last lines: a shebang, an Emacs
+# mode line, a vi/ex modeline (bash-completion ends every file with `# ex: filetype=sh`).
+_SHELL_MARK = re.compile(
+    rb"^#!.*\b(?:ba|z|k|da)?sh\b|-\*-.*\bshell-script\b.*-\*-|\b(?:ft|filetype)=(?:ba)?sh\b", re.M
+)
+
+
+def _is_shell(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2048)
+            fh.seek(max(0, path.stat().st_size - 512))
+            tail = fh.read(512)
+    except OSError:
+        return False
+    return bool(_SHELL_MARK.search(head) or _SHELL_MARK.search(tail))
+
+
+def sniff_shell() -> tuple[Any, Any]:
+    """semble picks files and their grammar by extension only; a corpus of extensionless shell
+    scripts (bash-completion) would give it nothing. With this, it is also given the
+    extensionless files whose first or last lines mark them as shell, chunked as Bash: the files
+    RepoRift reads by the same marks."""
+    import semble.index.create as create
+
+    walk, detect = create.walk_files, create.detect_language
+
+    def walk_files(root: Path, extensions, ignore=None):
+        yield from walk(root, extensions, ignore)
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
+            for name in sorted(names):
+                file = Path(folder) / name
+                if not file.suffix and not file.is_symlink() and _is_shell(file):
+                    yield file
+
+    def detect_language(file_name: Path):
+        found = detect(file_name)
+        return found or ("bash" if not file_name.suffix and _is_shell(file_name) else None)
+
+    create.walk_files, create.detect_language = walk_files, detect_language
+    return walk, detect
+
+
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.common import machine_line
 
@@ -373,6 +417,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     model, _ = load_model(model_dir)  # loaded once; semble caches it by path
     model_load_s = time.perf_counter() - started
     original = create.get_extensions
+    if args.sniff_shell:
+        sniff_shell()
     by_corpus: dict[str, list[EvalQuery]] = {}
     for query in dataset.queries:
         by_corpus.setdefault(query.corpus, []).append(query)
@@ -473,6 +519,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             **({"distill": json.loads(distilled.read_text())} if distilled.exists() else {}),
         },
         "extensions": list(args.extensions),
+        "sniff_shell": args.sniff_shell,
         "k": args.k,
         "n_queries": len(dataset.queries),
         "corpus_files": corpus_files,
@@ -535,6 +582,11 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         default=[".py"],
         help="file endings semble indexes in a Python package (ours: .py)",
+    )
+    parser.add_argument(
+        "--sniff-shell",
+        action="store_true",
+        help="also give semble extensionless files marked as shell scripts, chunked as Bash",
     )
     parser.add_argument(
         "--corpora", help="where the other-language corpora lie (REPORIFT_CORPORA, var/corpora)"

@@ -39,3 +39,22 @@ def test_a_definition_of_the_name_is_seen(query, content, language):
 )
 def test_a_call_or_another_name_is_not(query, content, language):
     assert not defines(query, content, language)
+
+
+@pytest.mark.parametrize(
+    "text, shell",
+    [
+        ("#!/bin/bash\necho hi\n", True),
+        ("#!/usr/bin/env sh\necho hi\n", True),
+        ("#   -*- shell-script -*-\n_init() { :; }\n", True),
+        ("_foo() { :; } &&\n    complete -F _foo foo\n\n# ex: filetype=sh\n", True),
+        ("#!/usr/bin/env python3\nprint('hi')\n", False),
+        ("plain notes\n", False),
+    ],
+)
+def test_extensionless_shell_scripts_are_told_by_their_marks(tmp_path, text, shell):
+    from benchmarks.semble_questions import _is_shell
+
+    script = tmp_path / "script"
+    script.write_text(text)
+    assert _is_shell(script) is shell
