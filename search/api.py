@@ -24,6 +24,7 @@ from indexing.selectors import (
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from search.across import search_across
 from search.errors import search_unavailable_message
+from search.file_groups import grouped_results
 from search.params import (
     SEARCH_PARAMS,
     SIMILAR_PARAMS,
@@ -112,6 +113,16 @@ class ResultOut(Schema):
     code: str | None = None
 
 
+class FileOut(Schema):
+    rank: int
+    path: str
+    repository: str
+    score: float
+    matched: int  # how many of the results lie in the file
+    lines: list[list[int]]  # its units' [start, end], best first
+    units: list[ResultOut]
+
+
 class SearchOut(Schema):
     query: str
     mode: str
@@ -120,6 +131,7 @@ class SearchOut(Schema):
     notices: list[str]
     timings_ms: dict[str, float]
     results: list[ResultOut]
+    files: list[FileOut] | None = None  # with group=file
 
 
 SEARCH_RESPONSES = {
@@ -221,7 +233,10 @@ def _answered(request, params, ask, *, similar: bool = False, code: bool):
     response.notices[:0] = nothing_to_read_notices(repositories)
     if similar:
         response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
-    return 200, response_for_api(response, code=code)
+    out = response_for_api(response, code=code)
+    if checked.values.get("group") == "file":
+        out["files"] = grouped_results(out["results"])
+    return 200, out
 
 
 @api.get("/search", response=SEARCH_RESPONSES)

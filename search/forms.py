@@ -58,6 +58,7 @@ class SearchForm(_VisibleRepositories):
     kind = _Unchecked(choices=CodeUnit.Kind.choices, required=False)
     exclude_tests = forms.BooleanField(required=False)
     lang = _Unchecked(required=False)
+    group = forms.CharField(required=False)  # "file": files ranked, each with its best units
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -47,6 +47,7 @@ def checked(arguments: dict[str, Any], *, similar: bool = False):
         "kind": arguments.get("kinds"),
         "exclude_tests": arguments.get("exclude_tests"),
         "lang": arguments.get("languages"),
+        "group": arguments.get("group"),
     }
     try:
         return search_params(raw, SIMILAR_PARAMS if similar else SEARCH_PARAMS)
@@ -112,7 +113,12 @@ def search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
     nothing_to_read(response, repositories)
-    return answer(repositories, response)
+    out = answer(repositories, response)
+    if request_["group"] == "file":
+        from search.file_groups import grouped_results
+
+        out["files"] = grouped_results(out["results"])
+    return out
 
 
 def answer(repositories, response) -> dict[str, Any]:

@@ -111,6 +111,7 @@ def build_server(
         path: str = "",
         kinds: list[str] | None = None,
         exclude_tests: bool = False,
+        group: str = "unit",
         languages: list[str] | None = None,
     ) -> dict[str, Any]:
         """Find the functions, methods and classes that do what the query describes in
@@ -123,7 +124,8 @@ def build_server(
         section); `exclude_tests` drops test files; `languages` keeps only those languages
         ("go", "typescript", "markdown", "yaml"...; each result says its `language`). `mode`
         is "fast", or "full" only when fast
-        results miss: it asks an LLM and is much slower."""
+        results miss: it asks an LLM and is much slower. `group="file"` adds `files`: the
+        files to read, ranked, each with its best units and their lines."""
         arguments = {
             "repositories": [repository] if repository else list(repositories or []),
             "query": query,
@@ -132,6 +134,7 @@ def build_server(
             "path": path,
             "kinds": kinds or [],
             "exclude_tests": exclude_tests,
+            "group": group,
             "languages": languages or [],
         }
         return await searched(ctx, actions.search, arguments)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexing.models import CodeUnit
+from search.file_groups import GROUPS
 from search.filters import SearchFilters, parse_languages
 from search.retrieval import search_config
 from search.services import MODES
@@ -106,6 +107,13 @@ SEARCH_PARAMS = (
         [],
         "only these languages (go, typescript, markdown...): repeat it or give a comma list",
         _languages,
+    ),
+    Param(
+        "group",
+        str,
+        "unit",
+        "unit (a ranked list of units), or file: files ranked, each with its best units and lines",
+        _choice("group", GROUPS),
     ),
 )
 # The filters code to code takes (no query, no mode).

@@ -27,6 +27,7 @@ from indexing.sync import webhook_secret_rotate
 from indexing.webhooks import PROVIDERS
 from search.across import search_across
 from search.errors import search_unavailable_message
+from search.file_groups import group_by_file
 from search.filters import SearchFilters
 from search.forms import IndexRepositoryForm, SearchForm, SimilarCodeForm
 from search.highlight import stylesheet
@@ -117,6 +118,8 @@ def search_page(request):
             _say_nothing_to_read(context, response, repositories)
             context["response"] = response
             context["results"] = [result_for_page(r, response.query) for r in response.results]
+            if data.get("group") == "file":
+                context["files"] = group_by_file(response.results)
             context["stage_timings"] = stage_timings(response)
             context["multiple_repositories"] = not data.get("repo")
         except SearchError as exc:
