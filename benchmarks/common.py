@@ -45,6 +45,14 @@ def setup_django(data_dir: str | None = None) -> Path:
     return data
 
 
+def python_files(root: Path) -> list:
+    """The Python files the product would index under `root` (benchmarks of Python corpora)."""
+    from indexing.file_selection import iter_source_files
+
+    entries = iter_source_files(root, max_file_bytes=2 * 1024 * 1024, warnings=[])
+    return [entry for entry in entries if entry.path.endswith(".py")]
+
+
 def package_dir(name: str) -> Path:
     from search.evaluation.dataset_types import DatasetError
     from search.evaluation.questions import package_root

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import machine_line, package_dir, setup_django, write_section
+from benchmarks.common import machine_line, package_dir, python_files, setup_django, write_section
 
 TEXTS = 3000
 GRAPHS = (
@@ -53,11 +53,10 @@ np.save(sys.argv[3], vectors)
 def sample_texts(package: str, n: int = TEXTS) -> list[str]:
     """The code field of the first `n` functions and methods of a package, in file order."""
     from indexing.parsing import parse_source
-    from indexing.sources import iter_python_files
     from indexing.unit_text import code_text
 
     texts: list[str] = []
-    for entry in iter_python_files(package_dir(package), max_file_bytes=2**21, warnings=[]):
+    for entry in python_files(package_dir(package)):
         for unit in parse_source(entry.absolute.read_bytes()).units:
             if unit.kind != "class":
                 texts.append(code_text(unit))

@@ -24,7 +24,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-from benchmarks.common import ROOT, write_section
+from benchmarks.common import ROOT, python_files, write_section
 
 # Packages never copied into a tree: compiled-only or data-only, and the model wheels.
 SKIP = {"__pycache__", "_distutils_hack", "pip", "setuptools", "pkg_resources"}
@@ -45,13 +45,12 @@ QUERIES = [
 def package_units(site: Path) -> list[tuple[str, int]]:
     """(package dir, units) for every package of site-packages, in name order."""
     from indexing.parsing import parse_source
-    from indexing.sources import iter_python_files
 
     sizes = []
     for entry in sorted(site.iterdir()):
         if not entry.is_dir() or entry.name in SKIP or "." in entry.name:
             continue
-        files = list(iter_python_files(entry, max_file_bytes=2 * 1024 * 1024, warnings=[]))
+        files = python_files(entry)
         if not files:
             continue
         units = sum(len(parse_source(f.absolute.read_bytes()).units) for f in files)

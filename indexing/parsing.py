@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from indexing.languages import language_for_path
 from indexing.python_units import parse_python, parse_tree
+from indexing.text_units import parse_text_file
 from indexing.units import (
     CLASS,
     FUNCTION,
@@ -62,8 +63,5 @@ def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
         from indexing.code_units import parse_code
 
         return parse_code(source, spec, path=path)
-    # Imported here: text_units builds on the unit types re-exported by this module.
-    from indexing.text_units import parse_text_file
-
     parsed = parse_text_file(source, path=path)
     return parsed if parsed is not None else ParsedFile(language="")

@@ -14,7 +14,6 @@ import stat
 import subprocess
 import tarfile
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Protocol, runtime_checkable
@@ -293,15 +292,3 @@ class SourceFileEntry:
     path: str  # relative, POSIX separators
     absolute: Path
     size: int
-
-
-def iter_python_files(
-    root: Path, *, max_file_bytes: int, warnings: list[str]
-) -> Iterator[SourceFileEntry]:
-    """Only the Python files of `indexing.file_selection.iter_source_files`, for the benchmark
-    scripts that measure Python corpora; indexing itself reads every language and format."""
-    from indexing.file_selection import iter_source_files
-
-    for entry in iter_source_files(root, max_file_bytes=max_file_bytes, warnings=warnings):
-        if entry.path.endswith(".py"):
-            yield entry

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from indexing.parsing import SECTION, ParsedFile, ParsedUnit
+from indexing.units import SECTION, ParsedFile, ParsedUnit
 
 MAX_LINES = 60
 MAX_CHARS = 3000

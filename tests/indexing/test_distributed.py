@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from indexing.file_selection import iter_source_files
 from indexing.models import CodeUnit, IndexChunk, IndexRun
 from indexing.parsing import parse_source
 from indexing.selectors import active_units
 from indexing.services import index_run_start, repository_create
-from indexing.sources import iter_python_files
 from indexing.static_tier import get_static_embedder
 from indexing.store import get_vector_store
 from tests.conftest import SAMPLE_FILES
@@ -32,8 +32,8 @@ FAST_RECOVERY = {
 
 
 def expected_units(root: Path) -> int:
-    files = iter_python_files(root, max_file_bytes=2 * 1024 * 1024, warnings=[])
-    return sum(len(parse_source(f.absolute.read_bytes()).units) for f in files)
+    files = iter_source_files(root, max_file_bytes=2 * 1024 * 1024, warnings=[])
+    return sum(len(parse_source(f.absolute.read_bytes(), path=f.path).units) for f in files)
 
 
 def test_two_workers_one_killed_mid_chunk(settings, tmp_path, write_repo):
