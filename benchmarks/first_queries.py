@@ -1,12 +1,20 @@
-"""The first 60 queries of a process that has just started: answered cold (models, stores and
-the vectors' in-memory copy loaded by the queries themselves, as a one-shot process does), or
-after the warm-up a server runs before it takes requests (search.warmup, waiting for the
-copies). Each scenario runs in a fresh process.
+"""The first 60 queries of a process that has just started, on a repository already indexed in a
+data dir, in three situations, each in a fresh process:
 
-    python -m benchmarks.first_queries REPOSITORY [--out docs/eval/first-queries.json]
+- `fresh`: a process that runs the warm-up a server runs (search.warmup) and then asks;
+- `server`: `reporift serve` just started, asked over HTTP on 127.0.0.1 from its first answer on
+  (how long it took to give one is `ready_s`);
+- `indexed`: a process that warmed up, then indexed a small change (a new file) of the
+  repository's source, phases 1 and 2, and then asks;
+- `cold` (on request): a process that asks without any warm-up, as a one-shot command does.
 
-The queries are the first lines of the repository's docstrings (60 different ones), so that
-no two queries share a cached embedding.
+    python -m benchmarks.first_queries --data-dir DIR --repository NAME --source DIR \\
+        [--before WORKTREE] [--repeat 2] [--out docs/eval/first-queries.json]
+
+With `--before`, every situation runs with that checkout's code too (a git worktree of an
+earlier commit), alternating with this one's in the same run. The queries are 60 developer
+questions (benchmarks/questions/dev) of the repository's packages (django, celery and kombu by
+default), all different, so that no two share a cached query vector.
 """
 
 from __future__ import annotations
@@ -14,92 +22,223 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = 60
-SCENARIOS = ("cold", "warmed")
+SCENARIOS = ("fresh", "server", "indexed")
+ALL_SCENARIOS = (*SCENARIOS, "cold")
+PACKAGES = ("django", "celery", "kombu")
+CHANGE_FILE = "first_queries_change.py"
 
 
-def _queries(repository) -> list[str]:
-    from indexing.selectors import active_units
-
+def questions(packages=PACKAGES, n: int = QUERIES) -> list[str]:
+    """`n` different developer questions, taken from the packages in turn."""
+    lists = []
+    for package in packages:
+        path = ROOT / "benchmarks" / "questions" / "dev" / f"{package}.jsonl"
+        lists.append([json.loads(line)["query"] for line in path.read_text().splitlines()])
     seen: dict[str, None] = {}
-    for docstring in active_units(repository=repository).values_list("docstring", flat=True):
-        line = (docstring or "").strip().splitlines()[0:1]
-        if line and len(line[0]) > 15:
-            seen.setdefault(line[0][:200])
-        if len(seen) == QUERIES:
-            break
-    return list(seen)
+    for row in range(max(len(rows) for rows in lists)):
+        for rows in lists:
+            if row < len(rows):
+                seen.setdefault(rows[row])
+    return list(seen)[:n]
 
 
-def run_scenario(name: str, scenario: str) -> dict:
-    """In this (fresh) process: time each of the first queries."""
+def percentiles(latencies: list[float]) -> dict:
+    ordered = sorted(latencies)
+    return {
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[round(0.95 * (len(ordered) - 1))], 1),
+        "max_ms": round(ordered[-1], 1),
+        "first_ms": round(latencies[0], 1),
+    }
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def _change(source: Path) -> None:
+    """A new file with one function of a name never seen before: the index run's whole work is
+    that file (and a new generation)."""
+    stamp = time.time_ns()
+    (source / CHANGE_FILE).write_text(
+        f'def first_queries_change_{stamp}(value):\n    """Marks index run {stamp}."""\n'
+        "    return value\n"
+    )
+
+
+def run_in_process(args) -> dict:
+    """`fresh`, `indexed` or `cold` in this (new) process, with the code of `args.code`."""
+    sys.path.insert(0, str(args.code))
+    started = time.perf_counter()
     from reporift.cli import prepare
 
-    started = time.perf_counter()
     prepare()
+    from django.core.management import call_command
+
     from indexing.models import Repository
     from search.services import search
-    from search.warmup import prefetch_vectors, warm_up
 
-    repository = Repository.objects.get(name=name)
-    queries = _queries(repository)
-    if scenario == "warmed":
+    repository = Repository.objects.get(name=args.repository)
+    row: dict = {"rss_start_mb": _rss_mb()}
+    if args.scenario != "cold":
+        from search.warmup import warm_up
+
         warm_up()
-        prefetch_vectors(wait_s=120)
-    ready_s = time.perf_counter() - started
+        row["warm_up_s"] = round(time.perf_counter() - started, 2)
+        row["rss_warm_mb"] = _rss_mb()
+    if args.scenario == "indexed":
+        _change(Path(args.source))
+        t0 = time.perf_counter()
+        with open(os.devnull, "w") as quiet:
+            call_command("index_repo", str(args.source), name=args.repository, stdout=quiet)
+        row["index_s"] = round(time.perf_counter() - t0, 2)
+        repository.refresh_from_db()
+    row["ready_s"] = round(time.perf_counter() - started, 2)
     latencies = []
-    for query in queries:
+    for query in questions():
         t0 = time.perf_counter()
         search(repository=repository, query=query, k=10)
         latencies.append((time.perf_counter() - t0) * 1000)
-    return {
-        "scenario": scenario,
-        "units": repository.active_run.units_total,
-        "queries": len(latencies),
-        "ready_s": round(ready_s, 2),
-        "p50_ms": round(statistics.median(latencies), 1),
-        "p95_ms": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1),
-        "first_ms": round(latencies[0], 1),
-        "latencies_ms": [round(ms, 1) for ms in latencies],
-    }
+    row["rss_end_mb"] = _rss_mb()
+    row["units"] = repository.active_run.units_total
+    return row | percentiles(latencies) | {"latencies_ms": [round(ms, 1) for ms in latencies]}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url: str, timeout: float = 120) -> bytes:
+    with urllib.request.urlopen(url, timeout=timeout) as reply:
+        return reply.read()
+
+
+def run_server(args) -> dict:
+    """`reporift serve` started with the code of `args.code`, asked over HTTP."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = os.environ | {"REPORIFT_SEARCH_RATE_PER_MINUTE": "100000", "PYTHONPATH": str(args.code)}
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "reporift.cli", "serve", "--bind", f"127.0.0.1:{port}"],
+        cwd=args.code,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        while True:  # the first answer of any kind: the server takes requests
+            try:
+                _get(f"{base}/api/repos")
+                break
+            except OSError:
+                if server.poll() is not None or time.perf_counter() - started > 600:
+                    raise SystemExit("the server did not start") from None
+                time.sleep(0.05)
+        row: dict = {"ready_s": round(time.perf_counter() - started, 2)}
+        latencies = []
+        for query in questions():
+            params = urllib.parse.urlencode({"q": query, "repo": args.repository, "k": 10})
+            t0 = time.perf_counter()
+            body = json.loads(_get(f"{base}/api/search?{params}"))
+            latencies.append((time.perf_counter() - t0) * 1000)
+            if not body.get("results"):
+                raise SystemExit(f"no results over HTTP for {query!r}: {body}")
+        row["rss_end_mb"] = _server_rss_mb(server.pid)
+        return row | percentiles(latencies) | {"latencies_ms": [round(ms, 1) for ms in latencies]}
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+
+
+def _server_rss_mb(pid: int) -> float:
+    """Resident memory of the server's processes (gunicorn's arbiter and its worker)."""
+    total = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+            if int(fields["Tgid"]) == pid or int(fields["PPid"]) == pid:
+                total += int(fields.get("VmRSS", "0 kB").split()[0])
+        except (OSError, KeyError, ValueError):
+            continue
+    return round(total / 1024, 1)
+
+
+def _one(args, *, code: Path, scenario: str) -> dict:
+    command = [sys.executable, str(Path(__file__).resolve()), "--scenario", scenario]
+    command += ["--code", str(code), "--data-dir", args.data_dir]
+    command += ["--repository", args.repository, "--source", args.source]
+    done = subprocess.run(
+        command,
+        cwd=code,
+        env=os.environ | {"REPORIFT_DATA_DIR": str(Path(args.data_dir).resolve())},
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise SystemExit(f"{scenario} with {code} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _commit(code: Path) -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=code, capture_output=True, text=True
+    )
+    return done.stdout.strip()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repository")
+    parser.add_argument("--data-dir", required=True)
+    parser.add_argument("--repository", required=True)
+    parser.add_argument("--source", required=True, help="the repository's source (`indexed`)")
+    parser.add_argument("--before", type=Path, help="a checkout of the code to compare with")
+    parser.add_argument("--after", type=Path, default=ROOT, help="the code measured (this one)")
+    parser.add_argument("--scenarios", nargs="+", choices=ALL_SCENARIOS, default=SCENARIOS)
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--out", default=str(ROOT / "docs" / "eval" / "first-queries.json"))
-    parser.add_argument("--scenario", choices=SCENARIOS, help=argparse.SUPPRESS)
+    parser.add_argument("--scenario", choices=ALL_SCENARIOS, help=argparse.SUPPRESS)
+    parser.add_argument("--code", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scenario:
-        print(json.dumps(run_scenario(args.repository, args.scenario)))
+        runner = run_server if args.scenario == "server" else run_in_process
+        print(json.dumps(runner(args)))
         return
+    versions = {"after": args.after.resolve()} | (
+        {"before": args.before.resolve()} if args.before else {}
+    )
     rows = []
-    for scenario in SCENARIOS:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "benchmarks.first_queries",
-                args.repository,
-                "--scenario",
-                scenario,
-            ],
-            cwd=ROOT,
-            env=os.environ,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-        print({k: v for k, v in rows[-1].items() if k != "latencies_ms"})
-    report = {"repository": args.repository, "date": time.strftime("%Y-%m-%d"), "runs": rows}
+    for repeat in range(args.repeat):
+        for scenario in args.scenarios:
+            for version, code in sorted(versions.items(), reverse=repeat % 2 == 1):
+                row = {"scenario": scenario, "version": version, "commit": _commit(code)}
+                row |= _one(args, code=code, scenario=scenario)
+                rows.append(row)
+                print({k: v for k, v in row.items() if k != "latencies_ms"}, flush=True)
+    report = {
+        "repository": args.repository,
+        "date": time.strftime("%Y-%m-%d"),
+        "queries": questions(),
+        "runs": rows,
+    }
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
 
 

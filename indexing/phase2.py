@@ -28,6 +28,7 @@ from indexing.models import CodeUnit, FileVersion, IndexRun
 from indexing.pipeline import bump_run, save_run
 from indexing.static_tier import embedder_for
 from indexing.unit_vectors import embed_units, mark_embedded
+from indexing.vector_mirror import forget_other_generations, prepare_generation
 
 logger = logging.getLogger(__name__)
 Phase2 = IndexRun.Phase2
@@ -116,12 +117,15 @@ def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = Non
             if on_progress is not None:
                 run.refresh_from_db()
                 on_progress(run)
+        run.embedder_model = run.phase2_model  # the searches' model once saved: copied first
+        prepare_generation(run)
         save_run(
             run,
             embedder_model=run.phase2_model,
             phase2_status=Phase2.DONE,
             phase2_finished_at=timezone.now(),
         )
+        forget_other_generations(run, repository_id=run.repository_id)
     except Exception as exc:  # the static vectors keep answering; the next run tries again
         logger.exception("phase 2 of run %s failed", run_id)
         save_run(run, phase2_status=Phase2.FAILED, phase2_error=f"{type(exc).__name__}: {exc}")

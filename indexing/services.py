@@ -38,6 +38,7 @@ from indexing.sources import (
     SourceLimits,
 )
 from indexing.store import get_vector_store
+from indexing.vector_mirror import forget_other_generations, prepare_generation
 from reporift.dispatch import send_task
 
 logger = logging.getLogger(__name__)
@@ -285,7 +286,11 @@ def index_run_publish(*, run: IndexRun) -> bool:
         return False
     try:
         phase2_plan(run)
+        # A process that searches as it indexes (a server without a broker) answers the new
+        # generation's first searches from memory, as it answered the old one's.
+        prepare_generation(run)
         publish_run(run=run)
+        forget_other_generations(run, repository_id=run.repository_id)
     except Exception as exc:
         logger.exception("publishing run %s failed", run.pk)
         run_fail(run=run, error=f"{type(exc).__name__}: {exc}")

@@ -24,6 +24,12 @@ first finds the copy loaded (or at a server's warm-up), not with the copy: a one
 (`reporift search`) that waits for its copy before exiting should not wait for a graph it will
 never ask. Chroma remains the store of record; a search with a kind filter, or one before the
 graph is built, asks it.
+
+A server copies and builds all of this before it takes requests (search.warmup). An index run
+in a process that searches the repository (a server without a broker runs its index runs in a
+thread) copies the new generation's vectors and builds their graphs before the switch
+(`prepare_generation`), and drops the old generation's copies after it: the first searches of
+the new generation are then as fast as the last ones of the old.
 """
 
 from __future__ import annotations
@@ -52,6 +58,9 @@ GRAPH_SEARCH_EF = 100
 # About 300 MB of float32 vectors of 384 dimensions: twelve repositories of 24k units, both
 # fields.
 MAX_VECTORS = 200_000
+# How long an index run's switch waits for the new generation's copies and graphs (about 4 s
+# at 24k units): past it, the switch goes on and they finish beside the first searches.
+PREPARE_WAIT_S = 60.0
 
 
 @dataclass
@@ -75,6 +84,8 @@ class _Copies:
     def __init__(self) -> None:
         self.items: OrderedDict[tuple, _Copy] = OrderedDict()
         self.lock = threading.Lock()
+        # The repositories whose vectors this process has copied: those it searches.
+        self.searched: set[int] = set()
 
     def copy_for(self, key: tuple, load) -> _Copy | None:
         """The loaded copy, or None while it loads (the first ask starts the load)."""
@@ -84,6 +95,7 @@ class _Copies:
                 copy = None  # its loader stayed in the parent process
             if copy is None:
                 copy = self.items[key] = _Copy()
+                self.searched.add(key[2])
                 # Not a daemon: an interpreter torn down while the copy is inside Chroma's
                 # native code crashes (`reporift search` printed its answer, then ended with
                 # SIGSEGV); exit waits for the copy instead (a second per 20k vectors).
@@ -125,6 +137,12 @@ class _Copies:
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
+            self.searched.clear()
+
+    def forget_others(self, repository_id: int, generation: str) -> None:
+        with self.lock:
+            for key in [k for k in self.items if k[2] == repository_id and k[1] != generation]:
+                del self.items[key]
 
 
 _copies = _Copies()
@@ -256,6 +274,39 @@ def mirrored(
     if getattr(store, "in_memory", False):
         return store
     return MirroredStore(store, model_id=model_id, generation=generation, graph=graph)
+
+
+def prepare_generation(run, *, wait_s: float = PREPARE_WAIT_S) -> bool:
+    """Before an index run's generation becomes the one searches read: its vectors copied and
+    their graphs built in this process, if it searches the repository (it holds a copy of an
+    earlier generation's), so that the first searches after the switch do not ask the store
+    while they load. A process that only indexes (a worker) copies nothing. Whether the copies
+    are ready."""
+    from django.conf import settings
+
+    from indexing.store import VectorStoreUnavailable, get_vector_store
+
+    if not run.embedder_model or run.repository_id not in _copies.searched:
+        return False
+    try:
+        store = get_vector_store(run.embedder_model)
+    except VectorStoreUnavailable:
+        return False
+    mirror = mirrored(
+        store,
+        model_id=run.embedder_model,
+        generation=run,
+        graph=settings.REPORIFT["SEARCH"]["VECTOR_GRAPH"],
+    )
+    if not isinstance(mirror, MirroredStore):
+        return False  # its vectors are in memory already (the static tier's)
+    return mirror.prefetch(repository_id=run.repository_id, wait_s=wait_s)
+
+
+def forget_other_generations(run: Generation, *, repository_id: int) -> None:
+    """After a switch: the copies of the repository's earlier generations, which no search
+    reads any more, leave memory now rather than when the bound pushes them out."""
+    _copies.forget_others(repository_id, generation_key(run))
 
 
 def forget_copies() -> None:

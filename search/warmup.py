@@ -1,62 +1,165 @@
-"""Load what the first search needs (the embedders of both tiers, the vector store, the learned
-ranker) when the server starts, in the background, so that the first user does not wait for it."""
+"""Everything a search touches, made ready before a process takes its first request, so that
+its first queries are answered as fast as its hundredth.
+
+A fresh process otherwise pays, beside its first queries: the embedders' sessions, the vector
+store, the learned ranker, each repository's lexical index (read from disk), the copy of its
+vectors in memory and the HNSW graph over it (indexing.vector_mirror; until they are there, each
+search asks Chroma for its candidates' scores, 6 to 15 ms a field at 24k units), and the
+first-call costs of the code a search runs (the database connection and its statements, the
+stemmer, the grammars), and reading and putting in words each new candidate unit. `warm_up`
+loads all of them, waits for the copies and graphs, reads the units, then asks one search of
+each repository; the servers call it before they take requests (the gunicorn
+worker as it loads the application, reporift.wsgi; the command line's warm server before its
+first answer). A process that indexes while it serves builds the new generation's structures
+before the switch (indexing.phase2 and indexing.pipeline).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
+from dataclasses import dataclass, field
 
 logger = logging.getLogger(__name__)
 
+# How long a warm-up waits for the vectors' copies and graphs (about 4 s a repository of 24k
+# units on two busy cores): past it the server takes requests anyway and they finish beside
+# them, so that a data dir of many large repositories cannot hold a worker past its timeout.
+WAIT_S = 120.0
+# Asked of each repository once, to run a search's whole path before a user does.
+WARM_QUERY = "how does this work"
 
-def warm_up() -> None:
+
+@dataclass
+class WarmUp:
+    """What a warm-up did: seconds per part, and whether every copy and graph was ready."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    repositories: int = 0
+    units: int = 0  # read and put in words ahead of the searches
+    complete: bool = True
+
+
+def warm_up(*, wait_s: float = WAIT_S) -> WarmUp:
+    done = WarmUp()
+    started = time.perf_counter()
+
+    def lap(part: str) -> None:
+        nonlocal started
+        done.seconds[part] = round(time.perf_counter() - started, 3)
+        started = time.perf_counter()
+
+    try:
+        _load_models()
+        lap("models")
+        done.complete = prefetch_vectors(wait_s=wait_s, lexical=True)
+        lap("indexes")
+        done.units = _read_units()
+        lap("units")
+        done.repositories = _ask_each_repository()
+        lap("first search")
+    except Exception:  # a broken part is reported by the first search that needs it
+        logger.exception("warm-up failed")
+        done.complete = False
+    logger.info("warm-up: %s", done)
+    return done
+
+
+def _load_models() -> None:
     from indexing.embedding import get_embedder
     from indexing.static_tier import get_static_embedder
     from indexing.store import get_vector_store
     from search.ranking.model import RankerUnavailable, get_ranker
 
-    try:
-        get_embedder().embed(["warm up"])
-        get_static_embedder()  # distilled here on a new install's first start
-        get_vector_store()
-        with contextlib.suppress(RankerUnavailable):  # off or refused: searches say so
-            get_ranker()
-        prefetch_vectors()
-    except Exception:  # a broken part is reported by the first search that needs it
-        logger.exception("warm-up failed")
+    get_embedder().embed(["warm up"])
+    get_static_embedder()  # distilled here on a new install's first start
+    get_vector_store()
+    with contextlib.suppress(RankerUnavailable):  # off or refused: searches say so
+        get_ranker()
 
 
-def prefetch_vectors(*, wait_s: float = 0.0) -> bool:
-    """Start copying searchable repositories' vectors into memory (newest first, those that
-    fit within the copies' bound together), so that the first searches need not ask the store
-    for their candidates' scores; with `wait_s`, wait that long for them. Whether all those
-    started are loaded."""
+def _searchable():
+    """The repositories the process warms, newest first, with what each needs of the vector
+    copies' bound."""
     from indexing.models import Repository
+
+    return Repository.objects.filter(active_run__isnull=False).order_by("-pk")
+
+
+def prefetch_vectors(*, wait_s: float = 0.0, lexical: bool = False) -> bool:
+    """Start copying searchable repositories' vectors into memory and building their graphs
+    (newest first, those that fit within the copies' bound together), so that the first
+    searches need not ask the store for their candidates' scores; with `wait_s`, wait that
+    long for them; with `lexical`, load each one's lexical index meanwhile. Whether all those
+    started are ready."""
+    from indexing.lexical import lexical_index_for_run
     from indexing.selectors import active_generation
     from indexing.store import FIELDS
     from indexing.vector_mirror import MAX_VECTORS
     from search.retrieval import retriever_store
 
-    loaded = True
     deadline = time.monotonic() + wait_s
     # Copies past the bound would evict each other (the newest, loaded first, before the
     # rest): a repository that does not fit in what is left is skipped, not copied.
     room = MAX_VECTORS
-    searchable = Repository.objects.filter(active_run__isnull=False).order_by("-pk")
-    for repository in searchable.select_related("active_run"):
-        vectors = repository.active_run.units_total * len(FIELDS)
-        if vectors > room:
-            continue
-        room -= vectors
+    started = []
+    for repository in _searchable().select_related("active_run"):
         generation = active_generation(repository=repository)
-        store = retriever_store(generation)
-        if hasattr(store, "prefetch"):
-            left = max(0.0, deadline - time.monotonic())
-            loaded &= store.prefetch(repository_id=repository.pk, wait_s=left)
+        if generation is None:
+            continue
+        vectors = repository.active_run.units_total * len(FIELDS)
+        if vectors <= room:
+            room -= vectors
+            store = retriever_store(generation)
+            if hasattr(store, "prefetch"):
+                store.prefetch(repository_id=repository.pk)  # started, not waited for
+                started.append((repository, store))
+        if lexical:  # read from disk while the copies load
+            lexical_index_for_run(generation)
+    loaded = True
+    for repository, store in started:
+        left = max(0.0, deadline - time.monotonic())
+        loaded &= store.prefetch(repository_id=repository.pk, wait_s=left)
     return loaded
 
 
-def warm_up_in_background() -> None:
-    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+def _read_units() -> int:
+    """Each repository's unit rows read, and put in the words the ranker's features compare
+    with the query, newest repository first, as many as the process keeps. Reading a search's
+    new candidates (60 to 150 of them) and splitting their code into stemmed words cost more than
+    the rest of the search (about 1 ms a unit), and a process's first queries meet mostly units
+    it has not seen: this is what made the first minute of a fresh process three times slower
+    than the next."""
+    from indexing.lexical import lexical_index_for_run
+    from indexing.selectors import active_generation
+    from indexing.unit_cache import CACHED_UNITS, generation_units
+    from search.ranking.features import UNIT_WORDS_KEPT, unit_words
+
+    room = min(CACHED_UNITS, UNIT_WORDS_KEPT)
+    read = 0
+    for repository in _searchable():
+        generation = active_generation(repository=repository)
+        if generation is None or room <= 0:
+            continue
+        ids = lexical_index_for_run(generation).unit_ids[:room].tolist()
+        for start in range(0, len(ids), 2000):
+            for unit in generation_units(generation, ids[start : start + 2000]).values():
+                unit_words(unit)
+                read += 1
+        room -= len(ids)
+    return read
+
+
+def _ask_each_repository() -> int:
+    """One search of each repository: the code a search runs, its database statements and the
+    parts loaded on first use, paid here rather than by a user."""
+    from search.results import SearchError
+    from search.services import search
+
+    asked = 0
+    for repository in _searchable():
+        with contextlib.suppress(SearchError):
+            search(repository=repository, query=WARM_QUERY, k=10)
+            asked += 1
+    return asked

@@ -144,7 +144,12 @@ def unit_words(unit: RankedUnit) -> UnitWords:
     )
 
 
-@lru_cache(maxsize=8192)
+# About 6 KB a unit: 170 MB at the most, the words of every unit the row cache holds
+# (indexing.unit_cache; a server computes them when it starts, search.warmup).
+UNIT_WORDS_KEPT = 30_000
+
+
+@lru_cache(maxsize=UNIT_WORDS_KEPT)
 def _unit_words(
     name: str,
     qualname: str,

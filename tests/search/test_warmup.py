@@ -1,3 +1,8 @@
+import importlib.util
+from pathlib import Path
+
+import pytest
+
 from indexing.embedding import get_embedder
 from search.warmup import warm_up
 
@@ -26,3 +31,107 @@ def test_warm_up_copies_only_what_fits_within_the_bound(shop, monkeypatch):
     monkeypatch.setattr(vector_mirror, "MAX_VECTORS", shop.active_run.units_total)
     assert prefetch_vectors(wait_s=30)  # two fields would not fit: nothing is started
     assert not vector_mirror._copies.items
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("built or asked by a search after the warm-up")
+
+
+def test_after_the_warm_up_a_search_builds_nothing_and_asks_the_store_nothing(shop, monkeypatch):
+    from indexing import lexical, unit_cache, vector_mirror
+    from indexing.store import get_vector_store
+    from search.ranking import features
+    from search.services import search
+
+    done = warm_up(wait_s=60)
+    assert done.complete and done.repositories == 1
+    assert done.units == shop.active_run.units_total
+    copies = [c for key, c in vector_mirror._copies.items.items() if key[2] == shop.pk]
+    assert len(copies) == 2 and all(c.graph is not None for c in copies if c.size)
+    # Whatever a first search would load or build, and the store it would otherwise ask.
+    monkeypatch.setattr(lexical, "_load", _refuse)
+    monkeypatch.setattr(lexical, "_build", _refuse)
+    monkeypatch.setattr(vector_mirror.MirroredStore, "_load", _refuse)
+    monkeypatch.setattr(vector_mirror, "_build_graph", _refuse)
+    store = get_vector_store()
+    for method in ("query", "scores", "all_vectors"):
+        monkeypatch.setattr(store, method, _refuse)
+    monkeypatch.setattr(unit_cache, "CodeUnit", None)  # a unit row read from the database
+    words_computed = features._unit_words.cache_info().misses
+    response = search(repository=shop, query="retry an http call with backoff", k=5)
+    assert features._unit_words.cache_info().misses == words_computed
+    assert response.results and response.ordered_by == "ranker"
+    assert not [n for n in response.notices if "failed" in n]
+    assert response.results[0].unit.name == "retry_http_call"
+
+
+def test_without_the_warm_up_the_same_search_would_have_loaded_them(shop, monkeypatch):
+    """The test above can fail: a process that did not warm up loads the lexical index and
+    starts copying the vectors on its first search."""
+    from indexing import lexical, vector_mirror
+    from search.services import search
+
+    lexical._indexes._items.clear()
+    asked = []
+    load = vector_mirror.MirroredStore._load
+    monkeypatch.setattr(lexical, "_load", lambda key: asked.append("lexical"))
+    monkeypatch.setattr(
+        vector_mirror.MirroredStore,
+        "_load",
+        lambda self, key, copy: asked.append("copy") or load(self, key, copy),
+    )
+    search(repository=shop, query="retry an http call with backoff", k=5)
+    assert "lexical" in asked and "copy" in asked
+
+
+def test_a_warm_up_that_runs_out_of_time_says_so_and_still_answers(shop, monkeypatch):
+    from indexing import vector_mirror
+
+    monkeypatch.setattr(vector_mirror, "_build_graph", lambda key, copy: None)  # never done
+    done = warm_up(wait_s=0.5)
+    assert not done.complete and done.repositories == 1
+
+
+def test_the_wsgi_application_warms_up_before_it_is_served(db, monkeypatch):
+    """gunicorn loads the application in the worker before the worker takes requests: the
+    module that makes it warms up as it is loaded, not in the background."""
+    import search.warmup
+
+    calls = []
+    monkeypatch.setattr(search.warmup, "warm_up", lambda **kwargs: calls.append(kwargs))
+    path = Path(__file__).resolve().parents[2] / "reporift" / "wsgi.py"
+    spec = importlib.util.spec_from_file_location("wsgi_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert calls == [{}]
+    assert callable(module.application)
+
+
+@pytest.mark.parametrize("searched", [True, False])
+def test_an_index_run_copies_the_new_generation_before_its_switch_where_it_is_searched(
+    shop, searched
+):
+    from indexing import vector_mirror
+    from indexing.lexical import generation_key
+    from indexing.selectors import active_generation
+    from indexing.services import index_run_execute, index_run_start
+
+    old = generation_key(active_generation(repository=shop))
+    if searched:
+        assert warm_up(wait_s=60).complete
+    (Path(shop.source) / "shop" / "refunds.py").write_text(
+        "def refund_order(order):\n    '''Give the money back.'''\n    return order.total\n"
+    )
+    run = index_run_execute(run=index_run_start(repository=shop, enqueue=False))
+    assert run.status == "succeeded" and run.embedder_model == run.phase2_model
+    shop.refresh_from_db()
+    new = generation_key(active_generation(repository=shop))
+    assert new != old
+    keys = {key[1] for key in vector_mirror._copies.items if key[2] == shop.pk}
+    if not searched:  # a process that only indexes copies nothing
+        assert keys == set()
+        return
+    assert keys == {new}  # the new generation's, ready; the old one's gone
+    copies = [c for key, c in vector_mirror._copies.items.items() if key[2] == shop.pk]
+    assert all(c.loaded.is_set() and c.graph is not None for c in copies if c.size)
+    assert sum(c.size for c in copies) >= 2 * shop.active_run.units_total
