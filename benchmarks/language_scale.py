@@ -72,6 +72,16 @@ def build(tree: Path, python: list[str], corpora: str | None) -> dict[str, Any]:
     return parts
 
 
+class _Located:
+    """A parsed unit with its file's path, as unit_text.UnitParts reads it."""
+
+    def __init__(self, unit: Any, path: str) -> None:
+        self._unit, self.path = unit, path
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._unit, name)
+
+
 def _timed(function, *args, **kwargs) -> tuple[Any, float]:
     started = time.perf_counter()
     result = function(*args, **kwargs)
@@ -85,7 +95,7 @@ def phases(tree: Path, *, sample: int) -> dict[str, Any]:
     from django.conf import settings
 
     from indexing.embedding import get_embedder
-    from indexing.file_selection import kind_for_path, language_for_path
+    from indexing.file_selection import SNIFF_BYTES, kind_for_path, language_for_path
     from indexing.parsing import parse_source
     from indexing.static_tier import get_static_embedder
     from indexing.unit_text import field_texts
@@ -94,11 +104,16 @@ def phases(tree: Path, *, sample: int) -> dict[str, Any]:
     from indexing.file_selection import iter_source_files
 
     files_by_language: dict[str, list[Path]] = defaultdict(list)
+    code: dict[str, bool] = {}
     for entry in iter_source_files(
         tree, max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"], warnings=warnings
     ):
-        language = kind_for_path(entry.path) or "other"
+        # An extensionless script says its language on its first lines, as indexing reads it.
+        with open(tree / entry.path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+        language = kind_for_path(entry.path, head) or "other"
         files_by_language[language].append(tree / entry.path)
+        code[language] = language_for_path(entry.path, head) is not None
     static, transformer = get_static_embedder(), get_embedder()
     transformer.embed(["warm"])
     if static is not None:
@@ -109,9 +124,11 @@ def phases(tree: Path, *, sample: int) -> dict[str, Any]:
         for file in files:
             source = file.read_bytes()
             read_bytes += len(source)
-            parsed, seconds = _timed(parse_source, source, path=file.relative_to(tree).as_posix())
+            path = file.relative_to(tree).as_posix()
+            parsed, seconds = _timed(parse_source, source, path=path)
             parse_s += seconds
-            units.extend(parsed.units)
+            # What the pipeline embeds: the parsed unit with its file's path (unit_text reads it).
+            units.extend(_Located(unit, path) for unit in parsed.units)
         if not units:
             continue
         texts = field_texts(units)
@@ -123,9 +140,8 @@ def phases(tree: Path, *, sample: int) -> dict[str, Any]:
         picked = {field: values[:sample] for field, values in texts.items()}
         transformer_s = sum(_timed(transformer.embed, values)[1] for values in picked.values())
         sampled = len(picked["code"])
-        code_language = language_for_path(str(files[0].relative_to(tree))) is not None
         rows[language] = {
-            "family": FAMILIES.get(language, "other code") if code_language else TEXT_FAMILY,
+            "family": FAMILIES.get(language, "other code") if code[language] else TEXT_FAMILY,
             "files": len(files),
             "bytes": read_bytes,
             "units": len(units),
