@@ -93,11 +93,12 @@ STOPWORDS = frozenset(
 # what one unit does, and a question's "function" or "end" must not match all of a language's
 # code. Python's few are in STOPWORDS (asked of questions too) from the start; these are left
 # out of code only, so that Python's tokens stay the ones the ranker was fitted on. Words a
-# question means as words ("type", "new", "match", "map") stay in.
+# question means as words ("type", "new", "match", "map") stay in, and so do the languages'
+# empty values (`nil`, `null`, `undefined`): questions name them ("an undefined value").
 _C_FAMILY = {"const", "static", "void", "int", "char", "unsigned", "sizeof"}
-_JVM = {"public", "private", "protected", "static", "final", "void", "this", "null", "extends"}
+_JVM = {"public", "private", "protected", "static", "final", "void", "this", "extends"}
 _JVM |= {"implements", "override", "val", "var", "fun", "def", "lazy", "sealed", "throws"}
-_JS = {"function", "const", "let", "var", "this", "null", "undefined", "export", "async"}
+_JS = {"function", "const", "let", "var", "this", "export", "async"}
 _JS |= {"await", "typeof", "instanceof"}
 CODE_KEYWORDS: dict[str, frozenset[str]] = {
     language: frozenset(words)
@@ -105,20 +106,20 @@ CODE_KEYWORDS: dict[str, frozenset[str]] = {
         "javascript": _JS,
         "typescript": _JS | {"readonly", "implements", "private", "public"},
         "tsx": _JS | {"readonly", "implements", "private", "public"},
-        "go": {"func", "var", "const", "nil", "err", "package", "defer", "chan"},
+        "go": {"func", "var", "const", "err", "package", "defer", "chan"},
         "java": _JVM,
         "kotlin": _JVM,
         "scala": _JVM,
         "csharp": _JVM | {"var", "readonly", "internal", "namespace", "using"},
-        "php": {"function", "public", "private", "protected", "static", "this", "null", "echo"},
-        "ruby": {"def", "end", "nil", "elsif", "unless", "attr", "accessor", "reader", "yield"},
+        "php": {"function", "public", "private", "protected", "static", "this", "echo"},
+        "ruby": {"def", "end", "elsif", "unless", "attr", "accessor", "reader", "yield"},
         "rust": {"fn", "pub", "let", "mut", "impl", "crate", "mod", "use", "ref", "dyn"},
-        "swift": {"func", "var", "let", "nil", "guard", "public", "private", "static", "inout"},
+        "swift": {"func", "var", "let", "guard", "public", "private", "static", "inout"},
         "c": _C_FAMILY,
-        "cpp": _C_FAMILY | {"auto", "template", "typename", "namespace", "std", "nullptr"},
-        "elixir": {"def", "defp", "defmodule", "end", "fn", "nil", "do"},
+        "cpp": _C_FAMILY | {"auto", "template", "typename", "namespace", "std"},
+        "elixir": {"def", "defp", "defmodule", "end", "fn", "do"},
         "haskell": {"where", "let", "module", "data", "instance", "deriving"},
-        "lua": {"function", "local", "end", "nil", "then", "elseif"},
+        "lua": {"function", "local", "end", "then", "elseif"},
         "bash": {"fi", "then", "esac", "done", "elif", "local", "echo"},
         "zig": {"fn", "pub", "const", "var", "comptime", "usize", "void"},
     }.items()
@@ -274,7 +275,8 @@ _indexes: GenerationCache[LexicalIndex] = GenerationCache()
 # Names how units become tokens; bump it when `unit_tokens` changes, so that an index saved with
 # the old tokens is rebuilt instead of loaded (a query tokenised anew meets the old words).
 # 2: each language's syntax words left out of its code, paths without their extension.
-TOKENS_VERSION = 2
+# 3: the empty values (`nil`, `null`, `undefined`) kept.
+TOKENS_VERSION = 3
 
 
 def _directory(key: str, version: int = TOKENS_VERSION) -> Path:
