@@ -135,9 +135,11 @@ def test_the_set_scores_per_kind_and_finds_what_developers_ask_for(toypkg, tmp_p
     # A bare class name: its definition first, though the subclass's method says it more often.
     assert by_id["toy-001"]["results"][0]["qualname"] == "StaticModel"
     assert by_id["toy-001"]["definition_first"] is True
-    # A module-level name: the module block that assigns it.
+    # A module-level name: the module block that assigns it (the file's opening lines, named
+    # after the file).
     first = by_id["toy-002"]["results"][0]
-    assert (first["path"], first["kind"], first["qualname"]) == ("globals.py", "module", "g")
+    assert (first["path"], first["kind"], first["qualname"]) == ("globals.py", "module", "globals")
+    assert by_id["toy-002"]["definition_first"] is True
     # Three overloads and the implementation: one result.
     lookups = [r for r in by_id["toy-003"]["results"] if r["qualname"] == "lookup"]
     assert len(lookups) == 1 and by_id["toy-003"]["metrics"]["success@1"] == 1.0
