@@ -24,52 +24,7 @@ import os
 import sys
 
 from reporift import cli_server
-
-COMMANDS = {
-    "index": "index_repo",
-    "search": "search",
-    "evaluate": "evaluate",
-    "mcp": "mcp",
-    "token": "create_api_token",
-    "sync": "sync",
-    "label": "label",
-    "phase2": "phase2",
-}
-
-
-def _django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
-    import django
-
-    django.setup()
-
-
-def _migrated() -> None:
-    """A data dir used for the first time (`REPORIFT_DATA_DIR` pointed somewhere new) gets its
-    tables before the command runs, rather than a "no such table" traceback."""
-    from django.core.management import call_command
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    executor = MigrationExecutor(connection)
-    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
-        call_command("migrate", interactive=False, verbosity=0)
-
-
-def prepare() -> None:
-    """Django set up on a migrated data dir: what every command needs first."""
-    _django()
-    _migrated()
-
-
-def run_command(argv: list[str]) -> None:
-    """`reporift NAME ARGS...` in this process; a failure exits as Django's commands do."""
-    from django.core.management import get_commands, load_command_class
-
-    name, rest = argv[0], argv[1:]
-    command = load_command_class(get_commands()[COMMANDS[name]], COMMANDS[name])
-    # Named as the user typed it, so that usage lines read `reporift search ...`.
-    command.run_from_argv(["reporift", name, *rest])
+from reporift.commands import COMMANDS, django_setup, prepare, run_command
 
 
 def serve(argv: list[str]) -> int:
@@ -79,7 +34,7 @@ def serve(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args(argv)
-    _django()
+    django_setup()
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=0)

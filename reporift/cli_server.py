@@ -142,7 +142,7 @@ def serve(path: Path, *, idle_s: float) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return  # another server for this socket is starting or running
-    from reporift.cli import prepare, run_command
+    from reporift.commands import prepare, run_command
     from search.warmup import warm_up
 
     prepare()
@@ -151,7 +151,9 @@ def serve(path: Path, *, idle_s: float) -> None:
     listener.bind(str(path))
     listener.listen(64)
     try:
-        warm_up()  # models, stores and ranker now; the vectors' copies start in the background
+        # Everything a search touches, before the first answer: its first searches are then as
+        # fast as its later ones (callers meanwhile wait in the listener's queue).
+        warm_up()
         sources = _loaded_sources()
         listener.settimeout(idle_s)
         while True:

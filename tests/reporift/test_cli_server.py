@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from reporift import cli_server
-from reporift.cli import run_command
+from reporift.commands import run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.django_db  # each answer closes the connections a previous one left unusable
 def test_an_answer_carries_output_and_exit_code(tmp_path):
     help_reply = cli_server._answer(
         {"argv": ["search", "--help"], "cwd": str(tmp_path)}, run_command

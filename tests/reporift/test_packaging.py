@@ -30,7 +30,10 @@ def test_the_current_folder_shadows_nothing(tmp_path):
         (project / name / "__init__.py").write_text("raise ImportError('the project folder')\n")
     # -P: the interpreter itself does not put the current folder on the path, as for the
     # installed console script.
-    code = "from reporift.cli import _django; _django(); import mcp.server.fastmcp, accounts.models"
+    code = (
+        "from reporift.commands import django_setup; django_setup(); "
+        "import mcp.server.fastmcp, accounts.models"
+    )
     done = subprocess.run(
         [sys.executable, "-P", "-c", code],
         cwd=project,

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from reporift.cli import run_command
+from reporift.commands import run_command
 
 pytestmark = pytest.mark.django_db
 
