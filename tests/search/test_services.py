@@ -223,7 +223,7 @@ def test_module_level_code_is_searchable_and_filterable(db, write_repo):
     index_run_execute(run=index_run_start(repository=repository, enqueue=False))
     repository.refresh_from_db()
     first = search(repository=repository, query="RETRY_STATUSES", k=5).results[0]
-    assert (first.unit.kind, first.unit.qualname) == ("module", "DEFAULT_TIMEOUT")
+    assert (first.unit.kind, first.unit.qualname) == ("module", "config")  # the opening lines
     assert first.unit.defines == ["DEFAULT_TIMEOUT", "RETRY_STATUSES"]
     assert first.reason.startswith("defines 'RETRY_STATUSES'") and "S7" in first.streams
     # A sentence that names code gathers that code's definition too.
