@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -85,7 +86,10 @@ def run_in_process(args) -> dict:
     """`fresh`, `indexed` or `cold` in this (new) process, with the code of `args.code`."""
     sys.path.insert(0, str(args.code))
     started = time.perf_counter()
-    from reporift.cli import prepare
+    try:
+        from reporift.commands import prepare
+    except ImportError:  # where the commands lived before
+        from reporift.cli import prepare
 
     prepare()
     from django.core.management import call_command
@@ -158,7 +162,10 @@ def run_server(args) -> dict:
         for query in questions():
             params = urllib.parse.urlencode({"q": query, "repo": args.repository, "k": 10})
             t0 = time.perf_counter()
-            body = json.loads(_get(f"{base}/api/search?{params}"))
+            try:
+                body = json.loads(_get(f"{base}/api/search?{params}"))
+            except urllib.error.HTTPError as exc:
+                raise SystemExit(f"{exc} for {query!r}: {exc.read()[:300]!r}") from None
             latencies.append((time.perf_counter() - t0) * 1000)
             if not body.get("results"):
                 raise SystemExit(f"no results over HTTP for {query!r}: {body}")
@@ -184,8 +191,8 @@ def _server_rss_mb(pid: int) -> float:
 
 def _one(args, *, code: Path, scenario: str) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--scenario", scenario]
-    command += ["--code", str(code), "--data-dir", args.data_dir]
-    command += ["--repository", args.repository, "--source", args.source]
+    command += ["--code", str(code), "--data-dir", str(Path(args.data_dir).resolve())]
+    command += ["--repository", args.repository, "--source", str(Path(args.source).resolve())]
     done = subprocess.run(
         command,
         cwd=code,
@@ -219,6 +226,7 @@ def main() -> None:
     parser.add_argument("--code", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scenario:
+        os.environ["REPORIFT_DATA_DIR"] = str(Path(args.data_dir).resolve())
         runner = run_server if args.scenario == "server" else run_in_process
         print(json.dumps(runner(args)))
         return

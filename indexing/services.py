@@ -38,6 +38,7 @@ from indexing.sources import (
     SourceLimits,
 )
 from indexing.store import get_vector_store
+from indexing.unit_cache import carry_over
 from indexing.vector_mirror import forget_other_generations, prepare_generation
 from reporift.dispatch import send_task
 
@@ -289,6 +290,7 @@ def index_run_publish(*, run: IndexRun) -> bool:
         # A process that searches as it indexes (a server without a broker) answers the new
         # generation's first searches from memory, as it answered the old one's.
         prepare_generation(run)
+        carry_over(run, previous=Repository.objects.get(pk=run.repository_id).active_run)
         publish_run(run=run)
         forget_other_generations(run, repository_id=run.repository_id)
     except Exception as exc:

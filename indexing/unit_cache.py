@@ -49,3 +49,28 @@ def generation_units(run: Generation, pks: Iterable[int]) -> dict[int, CodeUnit]
             while len(_rows) > CACHED_UNITS:
                 _rows.popitem(last=False)
     return found
+
+
+def carry_over(run: Generation, *, previous: Generation | None) -> int:
+    """Before `run`'s switch: the rows read for `previous`, the generation it replaces, that
+    `run` holds too (a unit of a file that did not change keeps its row), kept for `run` as
+    well, so that a process that indexes while it serves reads none of them again for the new
+    generation's first searches. Two generations of one database, so the ids are the same
+    rows. How many were carried over."""
+    if previous is None:
+        return 0
+    old, new = generation_key(previous), generation_key(run)
+    with _lock:
+        cached = {pk for key, pk in _rows if key == old}
+    if not cached:
+        return 0
+    held = CodeUnit.objects.filter(file_version__runs=run.pk).values_list("pk", flat=True)
+    carried = cached.intersection(held)
+    with _lock:
+        for pk in carried:
+            unit = _rows.get((old, pk))
+            if unit is not None:
+                _rows[(new, pk)] = unit
+        while len(_rows) > CACHED_UNITS:  # the old generation's, read first, go first
+            _rows.popitem(last=False)
+    return len(carried)

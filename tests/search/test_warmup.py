@@ -135,3 +135,10 @@ def test_an_index_run_copies_the_new_generation_before_its_switch_where_it_is_se
     copies = [c for key, c in vector_mirror._copies.items.items() if key[2] == shop.pk]
     assert all(c.loaded.is_set() and c.graph is not None for c in copies if c.size)
     assert sum(c.size for c in copies) >= 2 * shop.active_run.units_total
+    # The rows read before the switch serve the new generation's units that kept them.
+    from indexing import unit_cache
+    from indexing.models import CodeUnit
+
+    kept = set(CodeUnit.objects.filter(file_version__runs=run).values_list("pk", flat=True))
+    cached = {pk for key, pk in unit_cache._rows if key == new}
+    assert len(kept) - 1 == len(cached) and cached < kept  # all but refund_order's
