@@ -10,7 +10,9 @@ the same for every language:
 - doc comments are read from the source lines right above (no blank line between), with the
   language's markers (`/**`, `///`, `#`, `-- |`...) taken off;
 - the code between top-level definitions (imports, constants, top-level statements) becomes
-  module blocks of at most MAX_BLOCK_LINES lines, so every non-blank line is in some unit.
+  module blocks of at most MAX_BLOCK_LINES lines, so every non-blank line is in some unit;
+- where a syntax error threw the grammar off, the damaged stretch is parsed again in pieces
+  (indexing.parse_recovery) and the definitions found there join the others.
 
 Everything is iterative (no recursion over the tree), and each query is compiled once per
 process.
@@ -28,6 +30,15 @@ from pathlib import PurePosixPath
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from indexing.languages import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
+from indexing.parse_recovery import (
+    damaged_stretches,
+    error_rows,
+    inside_error,
+    parse_piece,
+    row_offsets,
+    split_rows,
+    unparsed_definition,
+)
 from indexing.units import (
     CLASS,
     FUNCTION,
@@ -67,6 +78,9 @@ _BLOCK_CLOSERS = ("*/", "-}", "]]")
 _LINE_MARKERS = ("///", "//!", "//", "-- |", "--|", "-- ^", "---", "--", "#!", "#")
 _XML_TAG = re.compile(r"</?(summary|remarks|para|returns|value|example|c|code)\s*>")
 _GENERIC_TAIL = re.compile(r"[<\[(].*$", re.DOTALL)
+# A member named by a number (`1(key) {...}` in an object literal of messages) is data, not a
+# definition anyone searches for by name: it stays in the block around it.
+_NUMBER_NAME = re.compile(r"[\d_.]+|0[xXbBoO][\da-fA-F_]+")
 _LICENCE = re.compile(r"copyright|licen[cs]e|spdx|generated|-\*-|frozen_string_literal", re.I)
 
 
@@ -78,6 +92,12 @@ class _Compiled:
 
 @cache
 def _parser(spec: LanguageSpec) -> Parser:
+    return Parser(spec.language())
+
+
+@cache
+def _piece_parser(spec: LanguageSpec) -> Parser:
+    """A second parser, whose included ranges change for each piece of a damaged file."""
     return Parser(spec.language())
 
 
@@ -118,6 +138,7 @@ class _Def:
     last_child: _Def | None = None
     is_type: bool = False
     clauses: int = 1
+    attached: tuple | None = None  # what _attached found, once asked
 
 
 def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFile:
@@ -136,6 +157,9 @@ def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFi
     lines = text.split("\n")
     definitions, binders, calls = _captures(root, source, spec)
     definitions = _nest(definitions, spec)
+    if root.has_error and spec.definition_starts:
+        found = (definitions, binders, calls)
+        definitions, binders, calls = _recover(root, source, lines, spec, found)
     units = _Units(source, lines, spec)
     for definition in definitions:
         units.add(definition)
@@ -179,6 +203,8 @@ def _captures(root: Node, source: bytes, spec: LanguageSpec):
                 binders.append((node.start_point[0], _node_text(names[0], source)))
             continue
         name = _clean_name(_node_text(names[0], source)) if names else _fallback_name(node, source)
+        if names and _NUMBER_NAME.fullmatch(name):
+            continue
         scope = [
             part
             for scope_node in captured.get("scope", ())
@@ -196,6 +222,138 @@ def _captures(root: Node, source: bytes, spec: LanguageSpec):
             known.arguments = known.arguments or arguments
     calls = sorted(c for c, node_id in zip(calls, call_nodes, strict=True) if node_id not in heads)
     return list(found.values()), binders, calls
+
+
+MAX_RECOVERY_DEPTH = 3  # pieces of pieces: a lost `if` block's functions, one level in
+
+
+def _recover(root: Node, source: bytes, lines: list[str], spec: LanguageSpec, found: tuple):
+    """The definitions, names bound and calls of a file with syntax errors, where each stretch
+    that no sound definition covers and that holds an error is parsed again in pieces; what the
+    whole parse found inside a piece gives way to what the pieces find. No recovered unit
+    overlaps another, so every row stays in one unit."""
+    offsets = row_offsets(source)
+    covered = [False] * len(lines)
+    return _Recovery(source, lines, spec, offsets, covered).run(root, found, 0, len(lines) - 1, 0)
+
+
+@dataclass
+class _Recovery:
+    source: bytes
+    lines: list[str]
+    spec: LanguageSpec
+    offsets: list[int]
+    covered: list[bool]  # rows some kept top-level definition spans
+
+    def run(self, root: Node, found: tuple, first: int, last: int, depth: int):
+        """What rows `first`..`last` (the file, or one piece) define, `root` their tree."""
+        definitions, binders, calls = found
+        claimed: set[int] = set()
+        for definition in definitions:
+            sound = definition.parent is None and not inside_error(definition.outer)
+            if sound and not self.swallows(definition) and self.cover(definition, force=depth == 0):
+                claimed.add(id(definition))
+        pieces = []
+        if depth < MAX_RECOVERY_DEPTH:
+            stretches = damaged_stretches(self.covered, error_rows(root), first, last)
+            pieces = _pieces(self.lines, self.spec, stretches)
+        offsets = self.offsets
+        bounds = [offset for top, end in pieces for offset in (offsets[top], offsets[end + 1])]
+
+        def in_pieces(start: int, end: int) -> bool:
+            """Whether bytes start..end reach into a piece (`bounds`: their starts and ends)."""
+            index = bisect_right(bounds, start)
+            return index % 2 == 1 or (index < len(bounds) and bounds[index] < end)
+
+        dropped: set[int] = set()
+        kept: list[_Def] = []
+        for definition in definitions:  # a parent before its children
+            parent = definition.parent
+            if parent is not None:
+                lost = id(parent) in dropped
+            elif id(definition) in claimed:
+                lost = False
+            elif in_pieces(definition.start, definition.end):
+                lost = True
+            else:  # the whole file's guesses stay where nothing better is found
+                lost = depth > 0 and inside_error(definition.outer)
+                lost = lost or not self.cover(definition, force=depth == 0)
+            if lost:
+                dropped.add(id(definition))
+            else:
+                kept.append(definition)
+        if not pieces:
+            return kept, binders, calls
+        binders = [b for b in binders if not in_pieces(offsets[b[0]], offsets[b[0]] + 1)]
+        calls = [call for call in calls if not in_pieces(call[0], call[0] + 1)]
+        for top, end in pieces:
+            piece = self.piece(top, end)
+            more, piece_binders, piece_calls = self.run(*piece, top, end, depth + 1)
+            kept += more
+            binders += piece_binders
+            calls += piece_calls
+        kept.sort(key=lambda d: (d.start, -d.end, not d.is_type))
+        return kept, binders, sorted(calls)
+
+    def piece(self, first: int, last: int):
+        """Rows `first`..`last` parsed on their own: the tree and what the query finds; where
+        the grammar cannot parse the definition that opens the piece, the one its line names."""
+        parser = _piece_parser(self.spec)
+        root = parse_piece(parser, self.source, self.offsets, first, last).root_node
+        parser.included_ranges = []
+        definitions, binders, calls = _captures(root, self.source, self.spec)
+        if root.has_error and not any(
+            d.node.start_point[0] == first and not inside_error(d.node) for d in definitions
+        ):
+            lost = unparsed_definition(
+                self.lines, self.source, self.offsets, first, last, self.spec.definition_starts
+            )
+            if lost is not None:
+                # What the query guessed inside the broken definition is no better than it.
+                definitions = [d for d in definitions if not inside_error(d.node)]
+                kind, name, span = lost
+                label = "class" if kind == "type" else "function"
+                definitions.append(_Def(span, label, name, [], None))  # type: ignore[arg-type]
+        return root, (_nest(definitions, self.spec), binders, calls)
+
+    def swallows(self, definition: _Def) -> bool:
+        """Whether a definition with an error inside runs over lines where a definition at its
+        own depth starts: the error made it swallow its neighbours (an interface the grammar
+        cannot close takes the rest of the file)."""
+        outer = definition.outer
+        if not outer.has_error:
+            return False
+        first, last = outer.start_point[0], outer.end_point[0]
+        rows = split_rows(self.lines, first + 1, last, self.spec.definition_starts)
+        depth = len(self.lines[first]) - len(self.lines[first].lstrip())
+        return any(len(self.lines[r]) - len(self.lines[r].lstrip()) <= depth for r in rows)
+
+    def cover(self, definition: _Def, *, force: bool = False) -> bool:
+        """Marks a top-level definition's rows (its doc comment and attributes included) as
+        covered; False, marking nothing, where one of them already is (unless `force`)."""
+        first = _attached(definition, self.lines, self.spec)[0]
+        last = min(_end_row(definition, self.source), len(self.covered) - 1)
+        if not force and any(self.covered[first : last + 1]):
+            return False
+        self.covered[first : last + 1] = [True] * (last + 1 - first)
+        return True
+
+
+def _pieces(lines: list[str], spec: LanguageSpec, stretches) -> list[tuple[int, int]]:
+    """Each damaged stretch cut where a definition starts: (first row, last row) of each piece
+    from such a row on; a piece ends above the next one's doc comment."""
+    pieces: list[tuple[int, int]] = []
+    for first, last in stretches:
+        rows = split_rows(lines, first, last, spec.definition_starts)
+        if not rows:
+            continue
+        for row, following in zip(rows, [*rows[1:], None], strict=True):
+            end = last
+            if following is not None:
+                doc = _doc_above(lines, following, spec)
+                end = (doc[0] if doc and doc[0] > row else following) - 1
+            pieces.append((row, end))
+    return pieces
 
 
 def _nest(definitions: list[_Def], spec: LanguageSpec) -> list[_Def]:
@@ -321,6 +479,12 @@ def _end_row(definition: _Def, source: bytes) -> int:
 def _attached(definition: _Def, lines: list[str], spec: LanguageSpec):
     """The first row of a definition's span (doc comment, attributes, signatures above it),
     its doc text, its decorators and a signature sibling (Haskell's `f :: a -> b`)."""
+    if definition.attached is None:
+        definition.attached = _find_attached(definition, lines, spec)
+    return definition.attached
+
+
+def _find_attached(definition: _Def, lines: list[str], spec: LanguageSpec):
     outer = definition.outer
     start_row = outer.start_point[0]
     doc = ""

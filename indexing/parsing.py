@@ -48,7 +48,7 @@ __all__ = [
 SNIFF_BYTES = 512  # what an extensionless file's language is read from (shebang, mode line)
 # Names what `parse_source` makes of a file; bump it when that changes, so that files indexed
 # before are parsed again on their next run (their content hash alone would carry them over).
-PARSER_VERSION = "units-4"
+PARSER_VERSION = "units-5"
 
 
 def parse_source(source: bytes, *, path: str = "") -> ParsedFile:

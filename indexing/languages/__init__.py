@@ -15,6 +15,9 @@ Query captures the extractor reads (the tags.scm conventions, plus two of our ow
   whose count makes an Elixir-style arity suffix (`map/2`);
 - `@reference.call` with `@name`: a call, handed to the innermost unit around it.
 
+`definition_starts` says where a definition may begin on a line: where a syntax error throws
+the grammar off for a stretch of the file, that stretch is parsed again in pieces split there.
+
 Python is registered too (`python`, `.py`/`.pyi`) but keeps its own parser (indexing.parsing).
 """
 
@@ -78,6 +81,10 @@ class LanguageSpec:
     module_doc_blocks: tuple[str, ...] = ("/**",)
     merge_clauses: bool = False  # adjacent same-name definitions are one unit (Haskell, Elixir)
     arity_suffix: bool = False  # name/arity (Elixir)
+    # Where a definition may start, as a regular expression over lines (multi-line mode): a
+    # file the grammar cannot parse whole is parsed again piece by piece around its syntax
+    # errors, split where this matches (see indexing.parse_recovery). Empty: no recovery.
+    definition_starts: str = ""
     comment_types: frozenset[str] = frozenset({"comment", "line_comment", "block_comment"})
 
     def language(self) -> Language:

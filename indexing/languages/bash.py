@@ -8,6 +8,11 @@ QUERY = """
 (command name: (command_name (word) @name)) @reference.call
 (variable_assignment name: (variable_name) @name) @definition.variable
 """
+# `name()`, `function name`, `function name()`, at any indentation.
+DEFINITION_STARTS = (
+    r"^[ \t]*(?:function[ \t]+(?P<function>[\w:.@+-]+)"
+    r"|(?P<function2>[\w:.@+-]+)[ \t]*\([ \t]*\))"
+)
 
 SPECS = [
     LanguageSpec(
@@ -22,5 +27,6 @@ SPECS = [
         doc_blocks=(),
         module_doc_lines=("#",),
         module_doc_blocks=(),
+        definition_starts=DEFINITION_STARTS,
     )
 ]

@@ -8,6 +8,13 @@ QUERY = """
 (call_expression function: (identifier) @name) @reference.call
 """
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+# A function, a class, or a binding (`const handler = ...`) opening a line, exported or not.
+_EXPORT = r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?"
+DEFINITION_STARTS = (
+    _EXPORT + r"(?:async[ \t]+)?function\b"
+    "|" + _EXPORT + r"class\b"
+    "|" + _EXPORT + r"(?:const|let|var)[ \t]+[\w$]+[ \t]*="
+)
 
 SPECS = [
     LanguageSpec(
@@ -22,5 +29,6 @@ SPECS = [
         attached_types=frozenset({"decorator"}),
         doc_lines=("///",),
         module_doc_blocks=("/**",),
+        definition_starts=DEFINITION_STARTS,
     )
 ]

@@ -2,6 +2,7 @@
 TypeScript wheel's own, and ours for what both leave out (classes, enums, type aliases)."""
 
 from indexing.languages import LanguageSpec
+from indexing.languages.javascript import DEFINITION_STARTS as JS_STARTS
 
 QUERY = """
 (method_definition name: (_) @name) @definition.method
@@ -16,6 +17,13 @@ QUERY = """
 WRAPPERS = frozenset(
     {"export_statement", "lexical_declaration", "variable_declaration", "ambient_declaration"}
 )
+# JavaScript's, with `declare` and `abstract`, the type declarations, and typed bindings.
+_EXPORT = r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?"
+DEFINITION_STARTS = (
+    JS_STARTS + "|" + _EXPORT + r"(?:async[ \t]+)?function\b"
+    "|" + _EXPORT + r"(?:abstract[ \t]+)?(?:class|interface|enum|namespace|module|type)[ \t]+\w"
+    "|" + _EXPORT + r"(?:const|let|var)[ \t]+[\w$]+[ \t]*[:=]"
+)
 _COMMON = dict(
     grammar="tree_sitter_typescript",
     wheel_tags=("tree_sitter_javascript", "tree_sitter_typescript"),
@@ -23,6 +31,7 @@ _COMMON = dict(
     wrapper_types=WRAPPERS,
     attached_types=frozenset({"decorator"}),
     doc_lines=("///",),
+    definition_starts=DEFINITION_STARTS,
 )
 
 SPECS = [
