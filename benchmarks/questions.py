@@ -1,12 +1,16 @@
-"""The developer-question set (benchmarks/questions/): check rows, and compare two evaluation
-reports of it query by query, overall and per kind, with paired 95% intervals.
+"""The developer-question sets (benchmarks/questions/): check rows, and compare two evaluation
+reports of one query by query, overall, per language (the other-language sets) and per kind,
+with paired 95% intervals.
 
     python -m benchmarks.questions check benchmarks/questions/dev
     python manage.py evaluate --format questions benchmarks/questions/dev --out A.json
     python -m benchmarks.questions compare BASE.json NEW.json [--out REPORT.json]
 
 Reports are paired on the queries' ids, so the two sides may come from two checkouts (today's
-pipeline and a change) indexed in two data directories.
+pipeline and a change) indexed in two data directories, or from two systems: fast mode against
+BM25 alone (`evaluate ... --stages S4`) or against semble (`benchmarks.semble_questions`) on the
+other-language sets (benchmarks/questions/languages/dev) is `compare BM25.json FAST.json` and
+`compare SEMBLE.json FAST.json`.
 """
 
 from __future__ import annotations
@@ -51,16 +55,16 @@ def _values(report: dict, key: str, ids: list[str]) -> list[float]:
 
 
 def compare(base: dict, new: dict) -> dict:
-    """`new` minus `base` on the queries both have, overall and per kind."""
-    # Rows of sets without kinds (CoSQA) are compared overall only.
-    kinds = {e["id"]: e.get("kind") for e in base["per_query"]}
-    shared = [e["id"] for e in new["per_query"] if e["id"] in kinds]
+    """`new` minus `base` on the queries both have, overall, per language and per kind."""
+    # Rows of sets without languages or kinds (CoSQA) are compared overall only.
+    rows = {e["id"]: e for e in base["per_query"]}
+    shared = [e["id"] for e in new["per_query"] if e["id"] in rows]
     if len(shared) != len(base["per_query"]) or len(shared) != len(new["per_query"]):
         raise SystemExit("the two reports hold other queries: compare the same part of one set")
-    groups = {"all": shared} | {
-        kind: [i for i in shared if kinds[i] == kind]
-        for kind in sorted(set(kinds.values()) - {None})
-    }
+    groups = {"all": shared}
+    for field in ("language", "kind"):
+        for value in sorted({rows[i].get(field) for i in shared} - {None, ""}):
+            groups[value] = [i for i in shared if rows[i].get(field) == value]
     # File figures are compared where both reports computed them.
     shared_keys = [
         key

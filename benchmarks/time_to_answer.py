@@ -1,38 +1,32 @@
-"""Time to first answer: from adding a repository to its first search result; semble's beside it.
+"""Time to first answer: from adding a repository to its first search result, semble's beside it;
+and, for a tree of mixed languages, what each indexing phase costs a unit of each language.
 
-Each tree is measured in a process of its own, started cold: a fresh data dir (REPORIFT_DATA_DIR,
-a temporary folder, migrated first), the working directory and PYTHONPATH of `--project` (a
-checkout: a worktree of an older commit measures an older pipeline; this checkout by default),
-the product's interpreter, without the editable finder by which that venv fills in from this
-checkout any module the measured one lacks (a module loaded from here fails the tree). In it:
-
-1. load (`load_s`, not part of what follows): the transformer embedder, warmed with one text; the
-   static tier's table where the checkout has `indexing.static_tier` (a fresh data dir distils it,
-   as a new install would, unless `--models` names prepared ones); the vector store opened; the
-   learned ranker loaded. A server has these loaded before anyone
-   adds a repository.
-2. t0; the repository is created and indexed as the `index_repo` command does it (a run started
-   without a broker and executed in this process); then fast mode is asked "parse the
-   configuration" until it returns a result (at once, unless the generation is not yet
-   visible). `time_to_first_answer_s` is t1 - t0 at that return (`cpu_to_first_answer_s` the
-   process's CPU time over the same span, which other load on a shared machine moves less);
-   `first_query_ms` that search's own latency (`second_query_ms`: the same search at once
-   again, without what the first search of a process loads); `units` the active generation's
-   code units.
-3. Where the active run has a phase-2 status (`phase2_status`), its transformer vectors follow
-   in the background: the status is read afresh
-   from the database every 0.2 s until it is neither "pending" nor "running" (900 s at most);
-   `time_to_full_s` is from t0 to then, and fast mode is asked once more (`full_query_ms`).
-   Without that field a run is whole when it is published: `time_to_full_s` is the first answer.
-
-semble (with `--semble-python`) runs in its own environment, offline, with a fresh cache (as
-`benchmarks.semble_questions` does, whose extension filter is reused: `.py` files only) and the
-given model2vec folder, loaded first (`semble_load_s`); `semble_index_s` is its index build
-of the tree, `semble_query_ms` one search for the same question.
+Each tree is measured in a process of its own, started cold: a fresh data dir (migrated first),
+the working directory and PYTHONPATH of `--project` (a checkout: a worktree of an older commit
+measures an older pipeline; this checkout by default), the product's interpreter, without the
+editable finder by which that venv fills in from this checkout any module the measured one lacks.
+In it: (1) `load_s`, not part of what follows: the embedders, vector store and ranker a server
+has loaded before anyone adds a repository (`--models`: prepared ONNX graphs and static table,
+else a fresh data dir distils them as a new install would); (2) from t0 the repository is created
+and indexed as `index_repo` does it, in this process, then fast mode is asked "parse the
+configuration" until it returns a result: `time_to_first_answer_s` (`cpu_to_first_answer_s` the
+CPU time over the same span, which other load on a shared machine moves less), `first_query_ms`
+and `second_query_ms` (the same search again); (3) where the run has a phase-2 status, it is
+read from the database every 0.2 s until finished (900 s at most): `time_to_full_s`. semble
+(`--semble-python`) runs in its own environment, offline, with a fresh cache, the given model2vec
+folder and `.py` files only: `semble_index_s`, `semble_query_ms`.
 
     python -m benchmarks.time_to_answer --trees DIR[,DIR...] --out report.json \
         [--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model] \
         [--project /work/baseline]
+    python -m benchmarks.time_to_answer mixed --tree var/scale-mixed \
+        --python rich celery kombu websockets jinja2 urllib3 _pytest
+    python -m benchmarks.time_to_answer phases --tree var/scale-mixed --out PHASES.json
+
+`mixed` copies the nine other-language corpora and the named installed packages side by side;
+`phases` walks a tree as indexing does and times, per language in this one process, parsing,
+phase 1's static embedding of every unit's fields and phase 2's transformer over the first
+`--sample` units of each language (its cost per unit depends on the units' length).
 """
 
 from __future__ import annotations
@@ -48,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -241,6 +236,173 @@ def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
     os._exit(0)
 
 
+# --- a tree of mixed languages, phase by phase ----------------------------------------------
+
+
+FAMILIES = {
+    language: family
+    for family, languages in (
+        ("Python", ("python",)),
+        ("JavaScript/TypeScript", ("javascript", "typescript", "tsx")),
+        ("Go/Rust/C", ("go", "rust", "c", "cpp")),
+        ("Ruby/PHP/Lua/Bash", ("ruby", "php", "lua", "bash")),
+    )
+    for language in languages
+}
+TEXT_FAMILY = "docs and configuration"
+
+
+def build(tree: Path, python: list[str], corpora: str | None) -> dict[str, Any]:
+    """The nine corpora's roots and the named installed packages, copied side by side
+    (symlinks kept as links: indexing never follows them)."""
+    from search.evaluation.corpus_manifest import corpora_dir, corpus_root, read_manifest
+    from search.evaluation.questions import package_root
+
+    manifest = read_manifest(ROOT / "benchmarks" / "questions" / "languages" / "corpora.json")
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    parts = {}
+    for name, entry in manifest.items():
+        source = corpus_root(entry, corpora_dir(corpora))
+        shutil.copytree(source, tree / name, symlinks=True)
+        parts[name] = str(source)
+    for package in python:
+        source = package_root(package)
+        shutil.copytree(
+            source, tree / "python" / package, symlinks=True, ignore=shutil.ignore_patterns("*.pyc")
+        )
+        parts[f"python/{package}"] = str(source)
+    return parts
+
+
+class _Located:
+    """A parsed unit with its file's path, as unit_text.UnitParts reads it."""
+
+    def __init__(self, unit: Any, path: str) -> None:
+        self._unit, self.path = unit, path
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._unit, name)
+
+
+def _timed(function, *args, **kwargs) -> tuple[Any, float]:
+    started = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - started
+
+
+def phases(tree: Path, *, sample: int) -> dict[str, Any]:
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from indexing.embedding import get_embedder
+    from indexing.file_selection import (
+        SNIFF_BYTES,
+        iter_source_files,
+        kind_for_path,
+        language_for_path,
+    )
+    from indexing.parsing import parse_source
+    from indexing.static_tier import get_static_embedder
+    from indexing.unit_text import field_texts
+
+    warnings: list[str] = []
+    files_by_language: dict[str, list[Path]] = defaultdict(list)
+    code: dict[str, bool] = {}
+    for entry in iter_source_files(
+        tree, max_file_bytes=settings.REPORIFT["MAX_FILE_BYTES"], warnings=warnings
+    ):
+        # An extensionless script says its language on its first lines, as indexing reads it.
+        with open(tree / entry.path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+        language = kind_for_path(entry.path, head) or "other"
+        files_by_language[language].append(tree / entry.path)
+        code[language] = language_for_path(entry.path, head) is not None
+    static, transformer = get_static_embedder(), get_embedder()
+    transformer.embed(["warm"])
+    if static is not None:
+        static.embed(["warm"])
+    rows = {}
+    for language, files in sorted(files_by_language.items()):
+        units, parse_s, read_bytes = [], 0.0, 0
+        for file in files:
+            source = file.read_bytes()
+            read_bytes += len(source)
+            path = file.relative_to(tree).as_posix()
+            parsed, seconds = _timed(parse_source, source, path=path)
+            parse_s += seconds
+            # What the pipeline embeds: the parsed unit with its file's path (unit_text reads it).
+            units.extend(_Located(unit, path) for unit in parsed.units)
+        if not units:
+            continue
+        texts = field_texts(units)
+        n_texts = sum(len(v) for v in texts.values())
+        static_s = 0.0
+        if static is not None:
+            for field_list in texts.values():
+                static_s += _timed(static.embed, field_list)[1]
+        picked = {field: values[:sample] for field, values in texts.items()}
+        transformer_s = sum(_timed(transformer.embed, values)[1] for values in picked.values())
+        sampled = len(picked["code"])
+        rows[language] = {
+            "family": FAMILIES.get(language, "other code") if code[language] else TEXT_FAMILY,
+            "files": len(files),
+            "bytes": read_bytes,
+            "units": len(units),
+            "fields_per_unit": round(n_texts / len(units), 2),
+            "mean_code_chars": round(sum(map(len, texts["code"])) / len(units)),
+            "parse_s": round(parse_s, 3),
+            "parse_units_per_s": round(len(units) / max(parse_s, 1e-9)),
+            "phase1_static_s": round(static_s, 3),
+            "phase1_static_units_per_s": round(len(units) / max(static_s, 1e-9)),
+            "phase2_sample_units": sampled,
+            "phase2_sample_s": round(transformer_s, 2),
+            "phase2_units_per_s": round(sampled / max(transformer_s, 1e-9), 1),
+        }
+        print(f"{language}: {rows[language]}", file=sys.stderr, flush=True)
+    return {
+        "tree": str(tree),
+        "units": sum(r["units"] for r in rows.values()),
+        "files": sum(r["files"] for r in rows.values()),
+        "static_tier": None if static is None else static.model_id,
+        "transformer": transformer.model_id,
+        "threads": os.environ.get("REPORIFT_EMBED_THREADS") or "default",
+        "selection_warnings": warnings,
+        "by_language": rows,
+        "by_family": families(rows),
+    }
+
+
+def families(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per family: units, and each phase's units/s over the family's units (phase 2: over the
+    sampled units)."""
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    names: dict[str, list[str]] = defaultdict(list)
+    for language, row in rows.items():
+        grouped[row["family"]].append(row)
+        names[row["family"]].append(language)
+    out = {}
+    for family, members in sorted(grouped.items()):
+        units = sum(r["units"] for r in members)
+        sampled = sum(r["phase2_sample_units"] for r in members)
+
+        def rate(count: int, seconds: float) -> float:
+            return round(count / max(seconds, 1e-9), 1)
+
+        out[family] = {
+            "languages": sorted(names[family]),
+            "files": sum(r["files"] for r in members),
+            "units": units,
+            "parse_units_per_s": rate(units, sum(r["parse_s"] for r in members)),
+            "phase1_static_units_per_s": rate(units, sum(r["phase1_static_s"] for r in members)),
+            "phase2_units_per_s": rate(sampled, sum(r["phase2_sample_s"] for r in members)),
+        }
+    return out
+
+
 # --- the driver ----------------------------------------------------------------------------
 
 
@@ -300,15 +462,30 @@ def checkout(project: Path) -> dict[str, Any]:
     }
 
 
-def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    keys = ("units", "files", "load_s", "time_to_first_answer_s", "time_to_full_s")
-    keys += ("first_query_ms", "semble_index_s", "semble_query_ms")
-    out: dict[str, Any] = {"trees": len(rows)}
-    for key in keys:
-        values = [row.get(key) for row in rows]
-        if values and all(isinstance(v, int | float) for v in values):
-            out[key] = round(sum(values), 2)
-    return out
+def mixed_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="benchmarks.time_to_answer")
+    commands = parser.add_subparsers(dest="command", required=True)
+    build_cmd = commands.add_parser("mixed", help="copy the corpora and packages into one tree")
+    build_cmd.add_argument("--tree", type=Path, required=True)
+    build_cmd.add_argument("--python", nargs="*", default=[], help="installed packages to add")
+    build_cmd.add_argument("--corpora", help="where the corpora lie (REPORIFT_CORPORA)")
+    phases_cmd = commands.add_parser("phases", help="units/s of each phase, per language")
+    phases_cmd.add_argument("--tree", type=Path, required=True)
+    phases_cmd.add_argument("--sample", type=int, default=96, help="units per language, phase 2")
+    phases_cmd.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if args.command == "mixed":
+        print(json.dumps(build(args.tree.resolve(), args.python, args.corpora), indent=1))
+        return 0
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
+    from benchmarks.common import machine_line
+
+    report = {"machine": machine_line()} | phases(args.tree.resolve(), sample=args.sample)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    for family, row in report["by_family"].items():
+        print(f"{family}: {row}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,6 +513,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(",".join(str(package_root(name)) for name in argv[1:]))
         return 0
+    if argv[:1] in (["mixed"], ["phases"]):
+        return mixed_main(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", required=True, help="folders to index, comma-separated")
     parser.add_argument("--out", type=Path, required=True, help="the JSON report to write")
@@ -375,7 +554,6 @@ def main(argv: list[str] | None = None) -> int:
         "query": args.query,
         "project": checkout(args.project),
         "trees": rows,
-        "totals": totals(rows),
         "machine": machine_line(),
         "cores": os.cpu_count(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -1,12 +1,12 @@
-"""Two evaluation reports compared query by query: per kind where rows have kinds (the developer
-questions), overall only where they have none (CoSQA)."""
+"""Two evaluation reports compared query by query: per language and per kind where rows have them
+(the developer questions), overall only where they have none (CoSQA)."""
 
 import pytest
 
 from benchmarks.questions import compare, markdown
 
 
-def report(values: dict[str, float], kinds: dict[str, str] | None = None) -> dict:
+def report(values: dict[str, float], kinds: dict[str, str] | None = None, languages=None) -> dict:
     rows = []
     for query_id, value in values.items():
         row = {
@@ -15,6 +15,8 @@ def report(values: dict[str, float], kinds: dict[str, str] | None = None) -> dic
         }
         if kinds:
             row["kind"] = kinds[query_id]
+        if languages:
+            row["language"] = languages[query_id]
         rows.append(row)
     return {"per_query": rows}
 
@@ -32,6 +34,20 @@ def test_rows_with_kinds_are_compared_per_kind_and_overall():
     assert out["all"]["mrr"]["difference"] == pytest.approx(2 / 3, abs=1e-4)
     assert out["behaviour"]["n_queries"] == 2
     assert out["symbol"]["definition_first"]["new"] == 1.0
+
+
+def test_rows_with_languages_are_compared_per_language_then_per_kind():
+    kinds = {"a": "symbol", "b": "behaviour", "c": "symbol"}
+    languages = {"a": "go", "b": "go", "c": "rust"}
+    bm25 = report({"a": 0.0, "b": 0.0, "c": 0.0}, kinds, languages)
+    fast = report({"a": 1.0, "b": 1.0, "c": 0.0}, kinds, languages)
+    for row in [*bm25["per_query"], *fast["per_query"]]:
+        row["definition_first"] = row["metrics"]["mrr"] == 1.0
+    out = compare(bm25, fast)
+    assert list(out) == ["all", "go", "rust", "behaviour", "symbol"]
+    assert out["go"]["ndcg@10"]["difference"] == 1.0 and out["go"]["n_queries"] == 2
+    assert out["rust"]["ndcg@10"]["difference"] == 0.0
+    assert "| go | 2 | 0.000 | 1.000 | +1.000" in markdown(out, "bm25", "fast")
 
 
 def test_rows_without_kinds_are_compared_overall():

@@ -1,6 +1,6 @@
 """Per-family rates of the mixed-language scale benchmark: units over the family's seconds."""
 
-from benchmarks.language_scale import families
+from benchmarks.time_to_answer import families
 
 
 def row(family, units, parse_s, static_s, sampled, sample_s):
