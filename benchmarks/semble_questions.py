@@ -346,6 +346,31 @@ def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
     return dataset
 
 
+def build_index(root: Path, model_dir: str, extensions: tuple[str, ...] | None):
+    """semble's index of `root`, timed, narrowed to `extensions` where given and checked: built
+    anew (never loaded from semble's cache) and holding no file outside them."""
+    import semble.index.create as create
+    from semble import SembleIndex
+
+    original = create.get_extensions
+    if extensions:
+        python_only(extensions)
+    try:
+        started = time.perf_counter()
+        index = SembleIndex.from_path(root, model_path=model_dir)
+        seconds = time.perf_counter() - started
+    finally:
+        create.get_extensions = original
+    if index.loaded_from_disk:
+        raise SystemExit(f"{root}: semble reused a cached index; its timing would be wrong")
+    stray = {
+        c.file_path for c in index.chunks if extensions and not c.file_path.endswith(extensions)
+    }
+    if stray:
+        raise SystemExit(f"{root}: indexed files outside {extensions}: {sorted(stray)[:3]}")
+    return index, seconds
+
+
 def python_only(extensions: tuple[str, ...]):
     """semble indexes every code language it knows; our corpus is a package's `.py` files.
     semble takes no extension list, so the one function that lists them is narrowed (and the
@@ -408,15 +433,12 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     # semble's dependencies import some of the dev packages' names.
     dataset = load_questions(args.questions, args.part, args.site_packages)
     import semble
-    import semble.index.create as create
-    from semble import SembleIndex
     from semble.index.dense import load_model
 
     model_dir = str(args.model.resolve())
     started = time.perf_counter()
     model, _ = load_model(model_dir)  # loaded once; semble caches it by path
     model_load_s = time.perf_counter() - started
-    original = create.get_extensions
     if args.sniff_shell:
         sniff_shell()
     by_corpus: dict[str, list[EvalQuery]] = {}
@@ -424,45 +446,25 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         by_corpus.setdefault(query.corpus, []).append(query)
     indexing_s, corpus_chunks, corpus_files, found = {}, {}, {}, {}
     corpus_extensions: dict[str, dict[str, int]] = {}
-    try:
-        for key, queries in by_corpus.items():
-            root = Path(dataset.corpora[key].source)
-            # A Python package's corpus is its `.py` files; another language's, semble's default.
-            narrowed = not queries[0].language
-            create.get_extensions = original
-            if narrowed:
-                python_only(tuple(args.extensions))
+    for key, queries in by_corpus.items():
+        # A Python package's corpus is its `.py` files; another language's, semble's default.
+        narrowed = None if queries[0].language else tuple(args.extensions)
+        index, seconds = build_index(Path(dataset.corpora[key].source), model_dir, narrowed)
+        indexing_s[key] = round(seconds, 2)
+        corpus_chunks[key] = index.stats.total_chunks
+        corpus_files[key] = index.stats.indexed_files
+        corpus_extensions[key] = dict(
+            Counter(Path(c.file_path).suffix or "(none)" for c in index.chunks).most_common()
+        )
+        print(
+            f"{key}: {corpus_files[key]} files, {corpus_chunks[key]} chunks, {indexing_s[key]} s",
+            file=sys.stderr,
+            flush=True,
+        )
+        for query in queries:
             started = time.perf_counter()
-            index = SembleIndex.from_path(root, model_path=model_dir)
-            indexing_s[key] = round(time.perf_counter() - started, 2)
-            if index.loaded_from_disk:
-                raise SystemExit(f"{key}: semble reused a cached index; its timing would be wrong")
-            stray = {
-                c.file_path
-                for c in index.chunks
-                if narrowed and not c.file_path.endswith(args.extensions)
-            }
-            if stray:
-                raise SystemExit(
-                    f"{key}: indexed files outside {args.extensions}: {sorted(stray)[:3]}"
-                )
-            corpus_chunks[key] = index.stats.total_chunks
-            corpus_files[key] = index.stats.indexed_files
-            corpus_extensions[key] = dict(
-                Counter(Path(c.file_path).suffix or "(none)" for c in index.chunks).most_common()
-            )
-            print(
-                f"{key}: {corpus_files[key]} files, {corpus_chunks[key]} chunks, "
-                f"{indexing_s[key]} s",
-                file=sys.stderr,
-                flush=True,
-            )
-            for query in queries:
-                started = time.perf_counter()
-                results = index.search(query.query, top_k=args.k)
-                found[query.query_id] = (results, (time.perf_counter() - started) * 1000)
-    finally:
-        create.get_extensions = original
+            results = index.search(query.query, top_k=args.k)
+            found[query.query_id] = (results, (time.perf_counter() - started) * 1000)
     per_query, metrics, latencies = [], [], []
     depth = max(args.k, 10)
     for query in dataset.queries:

@@ -192,34 +192,20 @@ def product_child(
 def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
     os.environ.update(OFFLINE)
     import semble
-    import semble.index.create as create
-    from semble import SembleIndex
     from semble.index.dense import load_model
 
-    from benchmarks.semble_questions import python_only  # sets the same offline variables
+    from benchmarks.semble_questions import build_index  # sets the same offline variables
 
-    extensions = (".py",)
     model_dir = str(model.resolve())
     with tempfile.TemporaryDirectory(prefix="semble-cache-") as cache:
         os.environ["SEMBLE_CACHE_LOCATION"] = cache
         started = time.perf_counter()
         load_model(model_dir)  # semble caches it by path: the build below reuses it
         load_s = time.perf_counter() - started
-        original = python_only(extensions)
-        try:
-            started = time.perf_counter()
-            index = SembleIndex.from_path(tree, model_path=model_dir)
-            index_s = time.perf_counter() - started
-            started = time.perf_counter()
-            results = index.search(query, top_k=10)
-            query_ms = (time.perf_counter() - started) * 1000
-        finally:
-            create.get_extensions = original
-    if index.loaded_from_disk:
-        raise SystemExit(f"{tree}: semble reused a cached index")
-    stray = {c.file_path for c in index.chunks if not c.file_path.endswith(extensions)}
-    if stray:
-        raise SystemExit(f"{tree}: semble indexed files outside {extensions}: {sorted(stray)[:3]}")
+        index, index_s = build_index(tree, model_dir, (".py",))
+        started = time.perf_counter()
+        results = index.search(query, top_k=10)
+        query_ms = (time.perf_counter() - started) * 1000
     top = results[0].chunk if results else None
     row = {
         "semble_version": semble.__version__,
@@ -231,8 +217,6 @@ def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
         "semble_top": f"{top.file_path}:{top.start_line}-{top.end_line}" if top else None,
     }
     out.write_text(json.dumps(row))
-    # A phase 2 not waited for is still embedding in a thread: leave without tearing down the
-    # interpreter under it (onnxruntime aborts the process when it is torn down mid-run).
     os._exit(0)
 
 
