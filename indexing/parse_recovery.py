@@ -10,17 +10,23 @@ error stays inside its piece. A piece is parsed over the whole source limited to
 (tree-sitter's included ranges), so its nodes carry the file's own rows and byte offsets.
 
 Language-neutral: the pieces, the rows and the trees; which definitions a piece holds is the
-extractor's (indexing.code_units) query, run on each piece's tree as on the whole file's.
+language's definition query (indexing.code_definitions), run on each piece's tree as on the
+whole file's. `recover` is what the extractor (indexing.code_units) calls.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
 from tree_sitter import Node, Parser, Range, Tree
+
+from indexing.code_comments import attached, doc_above
+from indexing.code_definitions import Definition, captures, definition_end_row, nest
+from indexing.languages import LanguageSpec
 
 
 def inside_error(node: Node) -> bool:
@@ -169,3 +175,145 @@ def row_offsets(source: bytes) -> list[int]:
         position = find(b"\n", position + 1)
     offsets.append(len(source))
     return offsets
+
+
+# The recovery itself: which stretches are damaged, where they are cut, and which of the
+# definitions found twice (by the whole parse and by a piece's) are kept.
+
+
+@cache
+def _piece_parser(spec: LanguageSpec) -> Parser:
+    """A second parser, whose included ranges change for each piece of a damaged file."""
+    return Parser(spec.language())
+
+
+MAX_RECOVERY_DEPTH = 3  # pieces of pieces: a lost `if` block's functions, one level in
+
+
+def recover(root: Node, source: bytes, lines: list[str], spec: LanguageSpec, found: tuple):
+    """The definitions, names bound and calls of a file with syntax errors, where each stretch
+    that no sound definition covers and that holds an error is parsed again in pieces; what the
+    whole parse found inside a piece gives way to what the pieces find. No recovered unit
+    overlaps another, so every row stays in one unit."""
+    offsets = row_offsets(source)
+    covered = [False] * len(lines)
+    return _Recovery(source, lines, spec, offsets, covered).run(root, found, 0, len(lines) - 1, 0)
+
+
+@dataclass
+class _Recovery:
+    source: bytes
+    lines: list[str]
+    spec: LanguageSpec
+    offsets: list[int]
+    covered: list[bool]  # rows some kept top-level definition spans
+
+    def run(self, root: Node, found: tuple, first: int, last: int, depth: int):
+        """What rows `first`..`last` (the file, or one piece) define, `root` their tree."""
+        definitions, binders, calls = found
+        claimed: set[int] = set()
+        for definition in definitions:
+            sound = definition.parent is None and not inside_error(definition.outer)
+            if sound and not self.swallows(definition) and self.cover(definition, force=depth == 0):
+                claimed.add(id(definition))
+        pieces = []
+        if depth < MAX_RECOVERY_DEPTH:
+            stretches = damaged_stretches(self.covered, error_rows(root), first, last)
+            pieces = _pieces(self.lines, self.spec, stretches)
+        offsets = self.offsets
+        bounds = [offset for top, end in pieces for offset in (offsets[top], offsets[end + 1])]
+
+        def in_pieces(start: int, end: int) -> bool:
+            """Whether bytes start..end reach into a piece (`bounds`: their starts and ends)."""
+            index = bisect_right(bounds, start)
+            return index % 2 == 1 or (index < len(bounds) and bounds[index] < end)
+
+        dropped: set[int] = set()
+        kept: list[Definition] = []
+        for definition in definitions:  # a parent before its children
+            parent = definition.parent
+            if parent is not None:
+                lost = id(parent) in dropped
+            elif id(definition) in claimed:
+                lost = False
+            elif in_pieces(definition.start, definition.end):
+                lost = True
+            else:  # the whole file's guesses stay where nothing better is found
+                lost = depth > 0 and inside_error(definition.outer)
+                lost = lost or not self.cover(definition, force=depth == 0)
+            if lost:
+                dropped.add(id(definition))
+            else:
+                kept.append(definition)
+        if not pieces:
+            return kept, binders, calls
+        binders = [b for b in binders if not in_pieces(offsets[b[0]], offsets[b[0]] + 1)]
+        calls = [call for call in calls if not in_pieces(call[0], call[0] + 1)]
+        for top, end in pieces:
+            piece = self.piece(top, end)
+            more, piece_binders, piece_calls = self.run(*piece, top, end, depth + 1)
+            kept += more
+            binders += piece_binders
+            calls += piece_calls
+        kept.sort(key=lambda d: (d.start, -d.end, not d.is_type))
+        return kept, binders, sorted(calls)
+
+    def piece(self, first: int, last: int):
+        """Rows `first`..`last` parsed on their own: the tree and what the query finds; where
+        the grammar cannot parse the definition that opens the piece, the one its line names."""
+        parser = _piece_parser(self.spec)
+        root = parse_piece(parser, self.source, self.offsets, first, last).root_node
+        parser.included_ranges = []
+        definitions, binders, calls = captures(root, self.source, self.spec)
+        if root.has_error and not any(
+            d.node.start_point[0] == first and not inside_error(d.node) for d in definitions
+        ):
+            lost = unparsed_definition(
+                self.lines, self.source, self.offsets, first, last, self.spec.definition_starts
+            )
+            if lost is not None:
+                # What the query guessed inside the broken definition is no better than it.
+                definitions = [d for d in definitions if not inside_error(d.node)]
+                kind, name, span = lost
+                label = "class" if kind == "type" else "function"
+                definitions.append(Definition(span, label, name, [], None))  # type: ignore[arg-type]
+        return root, (nest(definitions, self.spec), binders, calls)
+
+    def swallows(self, definition: Definition) -> bool:
+        """Whether a definition with an error inside runs over lines where a definition at its
+        own depth starts: the error made it swallow its neighbours (an interface the grammar
+        cannot close takes the rest of the file)."""
+        outer = definition.outer
+        if not outer.has_error:
+            return False
+        first, last = outer.start_point[0], outer.end_point[0]
+        rows = split_rows(self.lines, first + 1, last, self.spec.definition_starts)
+        depth = len(self.lines[first]) - len(self.lines[first].lstrip())
+        return any(len(self.lines[r]) - len(self.lines[r].lstrip()) <= depth for r in rows)
+
+    def cover(self, definition: Definition, *, force: bool = False) -> bool:
+        """Marks a top-level definition's rows (its doc comment and attributes included) as
+        covered; False, marking nothing, where one of them already is (unless `force`)."""
+        first = attached(definition, self.lines, self.spec)[0]
+        last = min(definition_end_row(definition, self.source), len(self.covered) - 1)
+        if not force and any(self.covered[first : last + 1]):
+            return False
+        self.covered[first : last + 1] = [True] * (last + 1 - first)
+        return True
+
+
+def _pieces(lines: list[str], spec: LanguageSpec, stretches) -> list[tuple[int, int]]:
+    """Each damaged stretch cut where a definition starts: (first row, last row) of each piece
+    from such a row on; a piece ends above the next one's doc comment."""
+    pieces: list[tuple[int, int]] = []
+    for first, last in stretches:
+        rows = split_rows(lines, first, last, spec.definition_starts)
+        if not rows:
+            continue
+        for row, following in zip(rows, [*rows[1:], None], strict=True):
+            end = last
+            if following is not None:
+                doc = doc_above(lines, following, spec)
+                end = (doc[0] if doc and doc[0] > row else following) - 1
+            pieces.append((row, end))
+    return pieces
