@@ -8,6 +8,8 @@ from typing import Any
 
 from mcp.server.fastmcp.exceptions import ToolError
 
+from reporift.words import plural
+
 MAX_LINES = 400
 
 
@@ -260,7 +262,7 @@ def get_code(scope, arguments: dict[str, Any]) -> dict[str, Any]:
     start = max(1, arguments["start_line"] or 1)
     end = min(len(lines), arguments["end_line"] or len(lines), start + MAX_LINES - 1)
     if start > len(lines):
-        raise ToolError(f"{path} has {len(lines)} lines")
+        raise ToolError(f"{path} has {plural(len(lines), 'line')}")
     return {
         "path": path,
         "start_line": start,

@@ -239,7 +239,7 @@ def repository_new(request):
         except IndexingError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Indexing {run.repository.name} started.")
+            messages.success(request, f"Indexing {run.repository.name} started ({run.label}).")
             return redirect("search:home")
     return render(request, "search/repository_new.html", {"form": form})
 
@@ -256,7 +256,7 @@ def _managed_repository(request, name: str) -> Repository:
 def repository_reindex(request, name: str):
     repository = _managed_repository(request, name)
     run = index_run_start(repository=repository)
-    messages.success(request, f"Re-indexing {repository.name} (run {run.pk}).")
+    messages.success(request, f"Re-indexing {repository.name} ({run.label}).")
     return redirect("search:home")
 
 
