@@ -154,7 +154,7 @@ def _page_parts(lines: list[str], start_line: int, query: str) -> dict:
         language="python",
         path="a.py",
     )
-    return result_for_page(SimpleNamespace(unit=unit), query)
+    return result_for_page(SimpleNamespace(unit=unit, streams=[]), query)
 
 
 def _code_lines(html: str) -> list[str]:
