@@ -27,6 +27,27 @@ def _query() -> Query:
     return Query(Language(tree_sitter_python.language()), _QUERY)
 
 
+def innermost(spans: list[tuple], items: list[tuple]) -> defaultdict:
+    """Each item `(start, end, ...)` to the innermost span `(start, end, key)` around it, by key
+    (None: no span holds it), in one sweep. Both lists sorted by start, a span that encloses
+    another before it: the order of a walk."""
+    owned: defaultdict = defaultdict(list)
+    open_: list[tuple[int, object]] = []  # (end, key) of the spans around the sweep
+    upcoming = iter(spans)
+    following = next(upcoming, None)
+    for item in items:
+        start, end = item[0], item[1]
+        while following is not None and following[0] <= start:
+            while open_ and open_[-1][0] <= following[0]:
+                open_.pop()
+            open_.append((following[1], following[2]))
+            following = next(upcoming, None)
+        while open_ and open_[-1][0] < end:
+            open_.pop()
+        owned[open_[-1][1] if open_ else None].append(item)
+    return owned
+
+
 class CallNames:
     """The calls of one parsed file, ready to be handed to its units."""
 
@@ -46,20 +67,7 @@ class CallNames:
         calls.sort(key=lambda c: (c[0], -c[1]))
         self._calls = calls
         self._starts = [start for start, _, _ in calls]
-        self._owned: dict[int | None, list[tuple[int, int, str]]] = defaultdict(list)
-        open_: list[tuple[int, int]] = []  # (end, id) of the definitions around the sweep
-        upcoming = iter(definitions)
-        following = next(upcoming, None)
-        for call in calls:
-            start, end, _ = call
-            while following is not None and following[0] <= start:
-                while open_ and open_[-1][0] <= following[0]:
-                    open_.pop()
-                open_.append((following[1], following[2]))
-                following = next(upcoming, None)
-            while open_ and open_[-1][0] < end:
-                open_.pop()
-            self._owned[open_[-1][1] if open_ else None].append(call)
+        self._owned = innermost(definitions, calls)
 
     def of_definition(self, definition: Node, body: Node | None) -> tuple[str, ...]:
         """A function's or class's calls: in its body, outside the definitions in it."""

@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node, Parser
 
+from indexing.call_names import innermost
 from indexing.code_comments import attached, body_doc, module_doc_comment, signature
 from indexing.code_definitions import Definition, captures, definition_end_row, nest
 from indexing.languages import LanguageSpec
@@ -178,24 +179,12 @@ def _assign_calls(units: _Units, calls: list[tuple[int, int, str]]) -> None:
     theirs)."""
     if not calls or not units.spans:
         return
-    owned: dict[int, list[str]] = {}
     spans = sorted(units.spans, key=lambda s: (s[0], -s[1]))
-    open_: list[tuple[int, int]] = []  # (end, index)
-    upcoming = iter(spans)
-    following = next(upcoming, None)
-    for start, end, name in calls:
-        while following is not None and following[0] <= start:
-            while open_ and open_[-1][0] <= following[0]:
-                open_.pop()
-            open_.append((following[1], following[2]))
-            following = next(upcoming, None)
-        while open_ and open_[-1][0] < end:
-            open_.pop()
-        if open_:
-            owned.setdefault(open_[-1][1], []).append(name)
-    for index, names in owned.items():
-        unit = units.made[index]
-        units.made[index] = replace(unit, calls=tuple(dict.fromkeys(names)))
+    for index, owned in innermost(spans, calls).items():
+        if index is not None:
+            unit = units.made[index]
+            names = (name for _, _, name in owned)
+            units.made[index] = replace(unit, calls=tuple(dict.fromkeys(names)))
 
 
 def _module_units(
