@@ -6,6 +6,19 @@ from __future__ import annotations
 
 import os
 
+# Django's own options (settings module, traceback, colours...) work but stay out of the help:
+# a user of a `reporift` command meets only the options that change the answer.
+DJANGO_OPTIONS = {
+    "--version",
+    "--verbosity",
+    "--settings",
+    "--pythonpath",
+    "--traceback",
+    "--no-color",
+    "--force-color",
+    "--skip-checks",
+}
+
 COMMANDS = {
     "index": "index_repo",
     "search": "search",

@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from reporift.commands import COMMANDS, DJANGO_OPTIONS, run_command
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -36,3 +40,12 @@ def test_serve_raises_gunicorns_request_line_limit_so_the_application_answers(mo
     assert path.endswith("gunicorn") and argv[0] == path
     assert argv[argv.index("--limit-request-line") + 1] == "8190"
     assert argv[argv.index("--bind") + 1] == "127.0.0.1:9999"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_shows_only_the_commands_own_options(name, capsys):
+    with pytest.raises(SystemExit):
+        run_command([name, "--help"])
+    shown = capsys.readouterr().out
+    assert shown.startswith(f"usage: reporift {name}")
+    assert not any(option in shown for option in DJANGO_OPTIONS)

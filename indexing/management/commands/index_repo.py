@@ -10,11 +10,13 @@ from tqdm import tqdm
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
 from indexing.services import index_run_execute, index_run_start, repository_create
+from reporift.commands import DJANGO_OPTIONS
 from reporift.words import plural
 
 
 class Command(BaseCommand):
     help = "Index (or incrementally re-index) a repository: a local path, a git URL or an archive."
+    suppressed_base_arguments = DJANGO_OPTIONS
     requires_system_checks = []
 
     def add_arguments(self, parser):

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import Repository
 from indexing.phase2 import execute, waiting
+from reporift.commands import DJANGO_OPTIONS
 
 
 class Command(BaseCommand):
@@ -10,6 +11,7 @@ class Command(BaseCommand):
         "2), in this process: what `search --path` leaves to a detached process, and what an "
         "index run interrupted before its phase 2 ended needs."
     )
+    suppressed_base_arguments = DJANGO_OPTIONS
     requires_system_checks = []
 
     def add_arguments(self, parser):

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from indexing.models import IndexRun, Repository
 from indexing.services import index_run_execute
 from indexing.sync import repository_sync, sync_due
+from reporift.commands import DJANGO_OPTIONS
 
 _INTERVAL = re.compile(r"^(\d+)\s*([smh]?)$")
 
@@ -24,6 +25,8 @@ class Command(BaseCommand):
         "Follow git remotes: index the repositories whose remote head moved. Without names, "
         "the repositories whose schedule says they are due (for cron); --every loops."
     )
+    suppressed_base_arguments = DJANGO_OPTIONS
+    requires_system_checks = []  # checks run with `reporift serve` (migrate), not per command
 
     def add_arguments(self, parser):
         parser.add_argument("names", nargs="*", help="these repositories, due or not")

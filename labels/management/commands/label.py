@@ -6,6 +6,7 @@ from tqdm import tqdm
 from indexing.models import Repository
 from labels.agents import METHODS
 from labels.services import LabelError, label_run_execute
+from reporift.commands import DJANGO_OPTIONS
 from reporift.words import plural
 
 
@@ -16,6 +17,8 @@ class Command(BaseCommand):
         "the sandbox. Writes query.json, codebase.json, pairs.json and trail.jsonl into --out "
         "(score it with: evaluate OUT --format cosqa-plus). Interrupted? Run it again."
     )
+    suppressed_base_arguments = DJANGO_OPTIONS
+    requires_system_checks = []  # checks run with `reporift serve` (migrate), not per command
 
     def add_arguments(self, parser):
         parser.add_argument("repository", help="name of an indexed repository")

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from reporift.commands import DJANGO_OPTIONS
 from search.evaluation.datasets import FORMATS, DatasetError, load_dataset
 from search.evaluation.metrics import FILE_KEYS
 from search.evaluation.questions import PARTS
@@ -18,6 +19,8 @@ from search.services import FAST_STAGES, FULL_STAGES, MODES
 
 class Command(BaseCommand):
     help = "Evaluate search on a labelled dataset: Success@k, MRR, NDCG@10, MAP, recall, latency."
+    suppressed_base_arguments = DJANGO_OPTIONS
+    requires_system_checks = []  # checks run with `reporift serve` (migrate), not per command
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="dataset file or directory")

@@ -2,12 +2,16 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from reporift.commands import DJANGO_OPTIONS
+
 
 class Command(BaseCommand):
     help = (
         "Serve RepoRift's MCP tools over stdio for a coding agent (Claude Code, Cursor, VS Code), "
         "acting as one user: what they may see is what the agent may search."
     )
+    suppressed_base_arguments = DJANGO_OPTIONS
+    requires_system_checks = []  # checks run with `reporift serve` (migrate), not per command
 
     def add_arguments(self, parser):
         parser.add_argument(

@@ -3,23 +3,11 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import CodeUnit, Repository
+from reporift.commands import DJANGO_OPTIONS
 from reporift.words import plural
 from search.filters import parse_languages
 from search.presenters import result_for_api
 from search.services import MODES, SearchError, SearchFilters, search
-
-# Django's own options (settings module, traceback, colours...) work but stay out of the help:
-# a user of `reporift search` meets only the options that change the answer.
-DJANGO_OPTIONS = {
-    "--version",
-    "--verbosity",
-    "--settings",
-    "--pythonpath",
-    "--traceback",
-    "--no-color",
-    "--force-color",
-    "--skip-checks",
-}
 
 
 class Command(BaseCommand):
