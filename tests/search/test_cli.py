@@ -84,3 +84,17 @@ def test_usage_names_the_command_as_typed(capsys):
     with pytest.raises(SystemExit):
         run_command(["index", "--help"])
     assert capsys.readouterr().out.startswith("usage: reporift index [-h]")
+
+
+def test_parameters_are_checked_with_the_apis_words(client, shop, tmp_path):
+    long = "charge a card " * 200
+    api = client.get("/api/search", {"repo": "shop", "q": long}).json()
+    with pytest.raises(CommandError) as refused:
+        call_command("search", "shop", long)
+    assert str(refused.value) == api["detail"] and "(it has " in api["detail"]
+    # Checked before a working tree is indexed: nothing is read for a search that cannot run.
+    with pytest.raises(CommandError, match="unknown language 'klingon'"):
+        call_command("search", "charge a card", "--path", str(tmp_path), "--lang", "klingon")
+    from indexing.models import Repository
+
+    assert not Repository.objects.exclude(name="shop").exists()

@@ -5,9 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 from indexing.models import CodeUnit, Repository
 from reporift.commands import DJANGO_OPTIONS
 from reporift.words import plural
-from search.filters import parse_languages
+from search.params import ParamError, SearchRequest, search_params, unknown_repository_message
 from search.presenters import result_for_api
-from search.services import MODES, SearchError, SearchFilters, search
+from search.services import MODES, SearchError, search
 
 
 class Command(BaseCommand):
@@ -78,27 +78,34 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, name, query, k, mode, json: bool = False, path=None, **options):
-        try:
-            languages = parse_languages(options.get("lang"))
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
-        filters = SearchFilters(
-            path=options.get("files") or "",
-            kinds=tuple(options.get("kind") or ()),
-            exclude_tests=bool(options.get("exclude_tests")),
-            languages=languages,
-        )
         if path:
             if query is not None:
                 raise CommandError("with --path give only the query")
-            query, repository = name, self._working_tree(path)
+            query = name
+        elif query is None:
+            raise CommandError("give a repository name and a query (or --path DIR QUERY)")
+        # Checked as every client's parameters are, with the same messages (search.params).
+        raw = {
+            "q": query,
+            "k": k,
+            "mode": mode,
+            "path": options.get("files"),
+            "kind": options.get("kind"),
+            "exclude_tests": options.get("exclude_tests"),
+            "lang": options.get("lang"),
+        }
+        try:
+            checked = search_params(raw)
+        except ParamError as exc:
+            raise CommandError(str(exc)) from None
+        if path:
+            repository = self._working_tree(path)
         else:
-            if query is None:
-                raise CommandError("give a repository name and a query (or --path DIR QUERY)")
             repository = Repository.objects.filter(name=name).first()
             if repository is None:
-                raise CommandError(unknown_repository_message(name))
-        self._answer(repository, query, k=k, mode=mode, filters=filters, as_json=json)
+                names = Repository.objects.values_list("name", flat=True)
+                raise CommandError(unknown_repository_message(name, names))
+        self._answer(repository, checked, as_json=json)
         if path and not options["no_phase2"]:
             self._phase2_detached(repository)
 
@@ -131,9 +138,15 @@ class Command(BaseCommand):
                 "later searches use them"
             )
 
-    def _answer(self, repository, query, *, k, mode, filters, as_json) -> None:
+    def _answer(self, repository, checked: SearchRequest, *, as_json) -> None:
         try:
-            response = search(repository=repository, query=query, k=k, mode=mode, filters=filters)
+            response = search(
+                repository=repository,
+                query=checked["q"],
+                k=checked["k"],
+                mode=checked["mode"],
+                filters=checked.filters,
+            )
         except SearchError as exc:
             raise CommandError(str(exc)) from exc
         for notice in response.notices:
@@ -154,15 +167,6 @@ class Command(BaseCommand):
             f"{response.mode_used} mode, phase {response.index_phase}, "
             f"{response.timings_ms['total']:.0f} ms"
         )
-
-
-def unknown_repository_message(name: str) -> str:
-    """What the API says of a name it does not know, with its "did you mean" when it has one."""
-    try:  # the suggestion belongs to the shared parameter rules once they exist
-        from search.params import unknown_repository_message as shared
-    except ImportError:
-        return f"no repository named {name!r}"
-    return shared(name, Repository.objects.values_list("name", flat=True))
 
 
 def _json_dumps(rows) -> str:
