@@ -363,29 +363,24 @@ def python_only(extensions: tuple[str, ...]):
     return original
 
 
-# A shell script without an extension says so on its first or last lines: a shebang, an Emacs
-# mode line, a vi/ex modeline (bash-completion ends every file with `# ex: filetype=sh`).
-_SHELL_MARK = re.compile(
-    rb"^#!.*\b(?:ba|z|k|da)?sh\b|-\*-.*\bshell-script\b.*-\*-|\b(?:ft|filetype)=(?:ba)?sh\b", re.M
-)
-
-
 def _is_shell(path: Path) -> bool:
+    """Whether RepoRift reads this extensionless file as Bash: its own rule (a shebang or an
+    editor's mode line on the first lines, `indexing.languages`), which needs no Django."""
+    from indexing.languages import language_for_path
+
     try:
         with open(path, "rb") as fh:
-            head = fh.read(2048)
-            fh.seek(max(0, path.stat().st_size - 512))
-            tail = fh.read(512)
+            head = fh.read(8192)
     except OSError:
         return False
-    return bool(_SHELL_MARK.search(head) or _SHELL_MARK.search(tail))
+    spec = language_for_path(path.name, head)
+    return spec is not None and spec.name == "bash"
 
 
-def sniff_shell() -> tuple[Any, Any]:
+def sniff_shell() -> None:
     """semble picks files and their grammar by extension only; a corpus of extensionless shell
     scripts (bash-completion) would give it nothing. With this, it is also given the
-    extensionless files whose first or last lines mark them as shell, chunked as Bash: the files
-    RepoRift reads by the same marks."""
+    extensionless files RepoRift reads as Bash, chunked as Bash."""
     import semble.index.create as create
 
     walk, detect = create.walk_files, create.detect_language
@@ -404,7 +399,6 @@ def sniff_shell() -> tuple[Any, Any]:
         return found or ("bash" if not file_name.suffix and _is_shell(file_name) else None)
 
     create.walk_files, create.detect_language = walk_files, detect_language
-    return walk, detect
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:

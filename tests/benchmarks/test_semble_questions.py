@@ -47,12 +47,14 @@ def test_a_call_or_another_name_is_not(query, content, language):
         ("#!/bin/bash\necho hi\n", True),
         ("#!/usr/bin/env sh\necho hi\n", True),
         ("#   -*- shell-script -*-\n_init() { :; }\n", True),
-        ("_foo() { :; } &&\n    complete -F _foo foo\n\n# ex: filetype=sh\n", True),
+        ("# ex: filetype=sh\n_foo() { :; }\n", True),
+        # RepoRift reads a file's first lines only: a mark further down does not make it Bash.
+        ("_foo() { :; } &&\n    complete -F _foo foo\n\n# ex: filetype=sh\n", False),
         ("#!/usr/bin/env python3\nprint('hi')\n", False),
         ("plain notes\n", False),
     ],
 )
-def test_extensionless_shell_scripts_are_told_by_their_marks(tmp_path, text, shell):
+def test_semble_is_given_the_extensionless_files_reporift_reads_as_bash(tmp_path, text, shell):
     from benchmarks.semble_questions import _is_shell
 
     script = tmp_path / "script"
