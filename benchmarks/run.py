@@ -1,6 +1,7 @@
 """`make bench`: the first part of docs/BENCHMARKS.md (today's figures), one section per concern,
-each rewritten from the committed reports under docs/eval/ that it names. The "languages" section
-is written by the per-language evaluation, the "indexing" one by `benchmarks.indexing`.
+each rewritten from the committed reports under docs/eval/ that it names. Two are not rendered
+here: "indexing" is written by `benchmarks.indexing` when it measures, and "languages" is
+written by hand from the tables `python -m benchmarks.questions compare` prints for its reports.
 
     python -m benchmarks.run                  # the quick measurements, then every section
     python -m benchmarks.run --from-reports   # every section from the committed reports only
