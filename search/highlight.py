@@ -137,13 +137,6 @@ class HighlightedUnit:
         return _html(self._first(max_lines), self.start_line), self._count > max_lines
 
 
-def highlight_unit(
-    code: str, start_line: int, *, max_lines: int = MAX_LINES, language: str = "python"
-) -> tuple[str, bool]:
-    """HTML for the code with line numbers starting at `start_line`, and whether it was cut."""
-    return HighlightedUnit(code, start_line, language=language).whole(max_lines=max_lines)
-
-
 @cache
 def stylesheet() -> str:
     return HtmlFormatter(cssclass="code").get_style_defs(".code")
