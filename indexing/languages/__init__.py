@@ -204,29 +204,5 @@ def language_named(name: str) -> LanguageSpec | None:
     return _registry().by_name.get(name)
 
 
-def all_languages() -> list[LanguageSpec]:
-    return list(_registry().by_name.values())
-
-
-CODE_LANGUAGES = (
-    "python",
-    "javascript",
-    "typescript",
-    "tsx",
-    "go",
-    "java",
-    "kotlin",
-    "scala",
-    "csharp",
-    "php",
-    "ruby",
-    "rust",
-    "swift",
-    "c",
-    "cpp",
-    "elixir",
-    "haskell",
-    "lua",
-    "bash",
-    "zig",
-)
+# Every code language's name, in the order of registration (search's language filter lists them).
+CODE_LANGUAGES = tuple(_registry().by_name)
