@@ -16,7 +16,6 @@ from indexing.models import IndexRun
 from indexing.selectors import (
     RepositoryRefused,
     latest_run,
-    nothing_to_read_notices,
     repositories_visible_to,
     repository_for_management,
     with_latest_runs,
@@ -36,7 +35,7 @@ from search.params import (
 )
 from search.presenters import (
     freshness_as_dict,
-    no_close_match_notice,
+    lead_notices,
     response_for_api,
     run_as_dict,
 )
@@ -230,9 +229,7 @@ def _answered(request, params, ask, *, similar: bool = False, code: bool):
     except Exception as exc:
         logger.exception("API search failed")
         return 503, {"detail": search_unavailable_message(exc)}
-    response.notices[:0] = nothing_to_read_notices(repositories)
-    if similar:
-        response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
+    lead_notices(response, repositories=repositories, similar=similar)
     out = response_for_api(response, code=code)
     if checked.values.get("group") == "file":
         out["files"] = grouped_results(out["results"])

@@ -57,13 +57,6 @@ def checked(arguments: dict[str, Any], *, similar: bool = False):
         raise ToolError(str(exc)) from exc
 
 
-def nothing_to_read(response, repositories) -> None:
-    """A repository whose index holds nothing is named in the notices."""
-    from indexing.selectors import nothing_to_read_notices
-
-    response.notices[:0] = nothing_to_read_notices(repositories)
-
-
 def list_repositories(scope) -> dict[str, Any]:
     from indexing.selectors import with_latest_runs
 
@@ -114,7 +107,9 @@ def search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         )
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
-    nothing_to_read(response, repositories)
+    from search.presenters import lead_notices
+
+    lead_notices(response, repositories=repositories)
     out = answer(repositories, response)
     if request_["group"] == "file":
         from search.file_groups import grouped_results
@@ -212,10 +207,9 @@ def similar(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         )
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
-    from search.presenters import no_close_match_notice
+    from search.presenters import lead_notices
 
-    nothing_to_read(response, repositories)
-    response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
+    lead_notices(response, repositories=repositories, similar=True)
     return answer(repositories, response)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from indexing.models import IndexRun, Repository
-from indexing.selectors import nothing_to_read_message
+from indexing.selectors import nothing_to_read_message, nothing_to_read_notices
 from search.excerpts import Excerpt, excerpt, source_lines
 from search.highlight import HighlightedUnit
 from search.results import SearchResponse, SearchResult
@@ -110,6 +110,15 @@ def no_close_match_notice(response: SearchResponse) -> str:
         f"no close match: the most alike code scores {best:.2f} of 1 (close copies score "
         f"{below:.2f} or more); what follows may do something else"
     )
+
+
+def lead_notices(response: SearchResponse, *, repositories, similar: bool = False) -> bool:
+    """The notices every client puts first: for code to code, "no close match"; then the
+    repositories whose index holds nothing. Whether there were such repositories."""
+    empty = nothing_to_read_notices(repositories)
+    close = no_close_match_notice(response) if similar else ""
+    response.notices[:0] = [close, *empty] if close else empty
+    return bool(empty)
 
 
 def stream_labels(streams: list[str]) -> list[dict[str, str]]:

@@ -16,7 +16,6 @@ from indexing.selectors import (
     can_manage,
     indexed_with_another_embedder,
     latest_run,
-    nothing_to_read_notices,
     repositories_visible_to,
     repository_for_management,
     shows_source,
@@ -32,7 +31,7 @@ from search.filters import SearchFilters
 from search.forms import IndexRepositoryForm, SearchForm, SimilarCodeForm
 from search.highlight import stylesheet
 from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
-from search.presenters import no_close_match_notice, result_for_page, stage_timings
+from search.presenters import lead_notices, result_for_page, stage_timings
 from search.ratelimit import client_address, llm_open, search_refusal
 from search.services import SearchError
 from search.similar import code_query, similar_across, unit_for_similar
@@ -115,7 +114,7 @@ def search_page(request):
                 mode=data["mode"],
                 filters=form.filters(),
             )
-            _say_nothing_to_read(context, response, repositories)
+            context["nothing_to_read"] = lead_notices(response, repositories=repositories)
             context["response"] = response
             context["results"] = [result_for_page(r, response.query) for r in response.results]
             if data.get("group") == "file":
@@ -174,21 +173,12 @@ def similar_page(request):
         logger.exception("similar-code search failed")
         context["error"] = search_unavailable_message(exc)
         return render(request, "search/search.html", context)
-    _say_nothing_to_read(context, response, repositories)
-    response.notices[:0] = [n for n in [no_close_match_notice(response)] if n]
+    context["nothing_to_read"] = lead_notices(response, repositories=repositories, similar=True)
     context["response"] = response
     context["results"] = [result_for_page(r, response.query) for r in response.results]
     context["stage_timings"] = stage_timings(response)
     context["multiple_repositories"] = len(repositories) > 1
     return render(request, "search/search.html", context)
-
-
-def _say_nothing_to_read(context: dict, response, repositories) -> None:
-    """Repositories whose index holds nothing are named in the notices, and when nothing
-    answered the page says that instead of "nothing matched" (other words would not help)."""
-    notices = nothing_to_read_notices(repositories)
-    response.notices[:0] = notices
-    context["nothing_to_read"] = bool(notices)
 
 
 def search_job(request, job_id: str):
