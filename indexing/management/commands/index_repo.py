@@ -9,6 +9,7 @@ from tqdm import tqdm
 
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
+from indexing.selectors import nothing_to_read_message
 from indexing.services import index_run_execute, index_run_start, repository_create
 from reporift.commands import DJANGO_OPTIONS
 from reporift.words import plural
@@ -53,20 +54,17 @@ class Command(BaseCommand):
         bar.close()
         if run.status != IndexRun.Status.SUCCEEDED:
             raise CommandError(f"{run.label} of {repository.name} failed: {run.error}")
-        if run.units_total == 0:
-            # Not a success: a script that indexes and then searches would get "nothing
-            # matched" for every question, with no hint that the index itself is empty.
-            for warning in run.warnings[:20]:
-                self.stderr.write(f"warning: {warning}")
-            raise CommandError(
-                f"{repository.name}: no files RepoRift can read in {source} (0 units); "
-                "nothing to search"
-            )
         for warning in run.warnings[:20]:
             self.stderr.write(f"warning: {warning}")
         if len(run.warnings) > 20:
             more = plural(len(run.warnings) - 20, "more warning")
             self.stderr.write(f"... {more} in {run.label}")
+        if nothing := nothing_to_read_message(run):
+            # Not a success: a script that indexes and then searches would get "nothing
+            # matched" for every question, with no hint that the index itself is empty.
+            raise CommandError(
+                f"{repository.name}: {nothing} in {source} (0 units); nothing to search"
+            )
         # A local folder that is not a git checkout has no commit: said in words, not as "-".
         commit = f"commit {run.commit_sha[:10]}" if run.commit_sha else "no commit"
         self.stdout.write(
