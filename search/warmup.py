@@ -80,8 +80,7 @@ def _load_models() -> None:
 
 
 def _searchable():
-    """The repositories the process warms, newest first, with what each needs of the vector
-    copies' bound."""
+    """The repositories the process warms (those with an index), newest first."""
     from indexing.models import Repository
 
     return Repository.objects.filter(active_run__isnull=False).order_by("-pk")
@@ -139,8 +138,10 @@ def _read_units() -> int:
     room = min(CACHED_UNITS, UNIT_WORDS_KEPT)
     read = 0
     for repository in _searchable():
+        if room <= 0:
+            break
         generation = active_generation(repository=repository)
-        if generation is None or room <= 0:
+        if generation is None:
             continue
         ids = lexical_index_for_run(generation).unit_ids[:room].tolist()
         for start in range(0, len(ids), 2000):
