@@ -217,6 +217,7 @@ def similar_code(
     if not 1 <= k <= config["MAX_K"]:
         raise SearchError(f"k must be between 1 and {config['MAX_K']}")
     started = time.perf_counter()
+    query = _with_language(query, filters or SearchFilters())
     response = SearchResponse(query=query.label, mode=MODE, mode_used=MODE, results=[])
     found, retriever = candidates(
         repository=repository,
@@ -229,8 +230,7 @@ def similar_code(
     say_phase(retriever.generation, retriever, response)
     response.candidates = len(found)
     response.ordered_by = "likeness"
-    language = _with_language(query, filters or SearchFilters()).language
-    ranked = order(found, config["SIMILAR"]["WEIGHTS"], language=language)[:k]
+    ranked = order(found, config["SIMILAR"]["WEIGHTS"], language=query.language)[:k]
     response.results = [
         SearchResult(
             rank,
