@@ -2,13 +2,14 @@
 and `reporift mcp --path DIR`.
 
 The tree becomes a private repository named after its folder and a hash of its absolute path.
-Every call first compares the tree's fingerprint (each indexed file's path, size and mtime, which
-costs a directory walk and no reads) with the one indexed last; when it differs, an index run
+Every call first compares the tree's fingerprint (each indexed file's path, size and mtime: a
+directory walk, and the reads by which the file selection tells what it takes, a file's first 8 KB
+and a JavaScript, CSS or JSON file whole) with the one indexed last; when it differs, an index run
 brings the index up to date, and that run is incremental like any other (only files whose bytes
-changed are parsed and embedded). The first call indexes everything: phase 1 (static vectors)
-makes it searchable, phase 2 follows as the caller chooses: `search --path` answers and exits,
-leaving phase 2 to a detached process (`phase2_detached`) that outlives it; a later call that
-finds phase 2 still waiting (that process killed, the machine restarted) starts another.
+changed are parsed and embedded). The first call indexes everything: phase 1 (static vectors) makes
+it searchable, phase 2 follows as the caller chooses: `search --path` answers and exits, leaving
+phase 2 to a detached process (`phase2_detached`) that outlives it; a later call that finds phase 2
+still waiting (that process killed, the machine restarted) starts another.
 """
 
 from __future__ import annotations
