@@ -297,11 +297,7 @@ def _checked(
                 return None, f"files over the {max_file_bytes}-byte limit"
             if _generated_header(head):
                 return None, "generated files"
-            if minifiable and info.st_size > SNIFF_BYTES:
-                rest = file.read()
-                if _minified(head + rest):
-                    return None, "minified files"
-            elif minifiable and _minified(head):
+            if minifiable and _minified(head + file.read()):  # the rest, if any
                 return None, "minified files"
     except OSError:
         return None, "unreadable files"
