@@ -15,6 +15,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "BENCHMARKS.md"
+# Models are local files: nothing may be fetched while a benchmark measures.
+OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "DO_NOT_TRACK": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 def order_key(*parts: str) -> str:
@@ -27,6 +35,12 @@ def words_of(text: str) -> frozenset[str]:
     """The lowercase runs of letters and digits of a text: what the benchmarks' data builders
     compare a query with a candidate by."""
     return frozenset(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def difference(d: dict) -> str:
+    """A paired difference with its interval, "(noise)" when the interval holds zero."""
+    cell = f"{d['difference']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]"
+    return f"{cell} (noise)" if d["low"] <= 0 <= d["high"] else cell
 
 
 def setup_django(data_dir: str | None = None) -> Path:

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.common import ROOT, run_module, write_section
+from benchmarks.common import ROOT, difference, run_module, write_section
 
 EVAL = ROOT / "docs" / "eval"
 # (module, its arguments): each writes what the sections below read, or its own section.
@@ -30,11 +30,6 @@ def report(name: str):
 
 def _ci(low: float, high: float) -> str:
     return f"[{low:.3f}, {high:.3f}]"
-
-
-def _diff(d: dict) -> str:
-    cell = f"{d['difference']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]"
-    return f"{cell} (noise)" if d["low"] <= 0 <= d["high"] else cell
 
 
 def quality() -> str:
@@ -56,15 +51,16 @@ def quality() -> str:
         cells = " / ".join(f"{base[m]:.3f}" for m in ("success@1", "mrr", "ndcg@10"))
         fast_cells = " / ".join(f"{fast[m]:.3f}" for m in ("success@1", "mrr", "ndcg@10"))
         lines.append(
-            f"| {label} | {data['queries']} | {cells} | {fast_cells} | {_diff(paired['mrr'])} "
-            f"| {_diff(paired['ndcg@10'])} |"
+            f"| {label} | {data['queries']} | {cells} | {fast_cells} | {difference(paired['mrr'])} "
+            f"| {difference(paired['ndcg@10'])} |"
         )
     rounds, semble = report("questions-round.json"), report("questions-semble-tune.json")
     lines += [
         "",
-        "Developer questions (tuning part; `python manage.py evaluate --format questions "
-        "benchmarks/questions/dev --part tune`, compared with `python -m benchmarks.questions "
-        "compare`; semble 0.7.0 with our distilled table by "
+        "Developer questions (tuning part, its 270 rows before the 69 architecture rows of "
+        "95d233b; `python manage.py evaluate --format questions benchmarks/questions/dev --part "
+        "tune`, compared with `python -m benchmarks.questions compare`; semble 0.7.0 given our "
+        "static tier's table by `python -m benchmarks.semble_questions table`, then "
         "`python -m benchmarks.semble_questions`). "
         "Reports `docs/eval/questions-round.json`, `docs/eval/questions-semble-tune.json`:",
         "",

