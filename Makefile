@@ -34,9 +34,10 @@ models-large: $(STAMP)
 	@echo "Set REPORIFT_LLM_EMBEDDED_MODEL=qwen2.5-coder-1.5b-instruct to serve it."
 
 # Refit the learned ranker on the package benchmark's train packages, the developer questions
-# written over train packages (benchmarks/questions/train) and 2,000 of CoSQA's
-# training queries (search/ranking/). Both training targets need COSQA, the directory where
-# cosqa-train-pairs.json lies (public CoSQA data, not part of this repository):
+# written over train packages (benchmarks/questions/train), rows generated from the other
+# languages' train corpora (downloaded from npm, Debian and PyPI by benchmarks.corpora) and
+# 2,000 of CoSQA's training queries (search/ranking/). Both training targets need COSQA, the
+# directory where cosqa-train-pairs.json lies (public CoSQA data, not part of this repository):
 # `make train-ranker COSQA=/path/to/cosqa`.
 COSQA ?=
 cosqa-data:
@@ -45,8 +46,11 @@ cosqa-data:
 
 train-ranker: setup cosqa-data
 	$(PY) -m benchmarks.package_benchmark
+	$(PY) -m benchmarks.corpora fetch --manifest benchmarks/questions/languages/train-corpora.json
+	$(PY) -m benchmarks.language_train
 	$(PY) -m benchmarks.train_ranker --cosqa-train $(COSQA)/cosqa-train-pairs.json \
-		--question-set benchmarks/questions/train
+		--question-set benchmarks/questions/train \
+		--question-rows var/benchmarks/language-train/train.jsonl
 
 # Rebuild the tuned embedder's delta (indexing/embedders/) from nothing: the training pairs,
 # then contrastive fine-tuning on the CPU. torch and transformers go into the venv for this
@@ -101,25 +105,18 @@ bench: setup
 bench-reports: $(STAMP)
 	$(PY) -m benchmarks.run --from-reports
 
-# Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
-# From adding a repository to its first answer (docs/BENCHMARKS.md, "Speed"; reports in docs/eval):
-# this checkout against BASELINE (a commit of the pipeline before two-phase indexing) in the
-# same run, on installed packages; semble beside them with
+# From adding a repository to its first answer (docs/BENCHMARKS.md, "Speed"; its report in
+# docs/eval), on installed packages; semble beside them with
 # SEMBLE="--semble-python /path/to/venv/bin/python --semble-model /path/to/model2vec-folder".
-BASELINE ?= afd130d
 TTA_PACKAGES ?= aiohttp click httpx pydantic requests starlette
 SEMBLE ?=
 bench-first-answer: setup
 	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"
-	rm -rf var/benchmarks/baseline-tree && git worktree prune
-	git worktree add --detach var/benchmarks/baseline-tree $(BASELINE)
 	$(PY) -m benchmarks.time_to_answer --models var/models --out docs/eval/first-answer-new.json \
 		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" $(SEMBLE)
-	$(PY) -m benchmarks.time_to_answer --models var/models --out docs/eval/first-answer-before.json \
-		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" \
-		--project var/benchmarks/baseline-tree
 	$(PY) -m benchmarks.run --from-reports
 
+# Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
 bench-scale: setup
 	$(PY) -m benchmarks.scale
 

@@ -1,5 +1,5 @@
 """Helpers shared by the benchmarks: an isolated Django set-up, the BENCHMARKS.md writer, a fixed
-order for choices and plain word sets."""
+order for choices, plain word sets, and what the speed benchmarks ask of a machine."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import hashlib
 import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from datetime import date
 from pathlib import Path
 
@@ -121,3 +123,29 @@ def without_packages(dataset, packages: list[str]):
     dataset.corpora = {k: c for k, c in dataset.corpora.items() if k not in dropped}
     dataset.queries = [q for q in dataset.queries if q.corpus not in dropped]
     return dataset
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def http_get(url: str, timeout: float = 60) -> bytes:
+    with urllib.request.urlopen(url, timeout=timeout) as reply:
+        return reply.read()
+
+
+def status_mib(field: str = "VmRSS") -> float:
+    """A memory figure of this process (VmRSS, VmHWM: the peak) from /proc, in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def short_commit(checkout: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip()

@@ -13,17 +13,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from benchmarks.common import ROOT, machine_line, package_dir, setup_django
+from benchmarks.common import (
+    ROOT,
+    free_port,
+    http_get,
+    machine_line,
+    package_dir,
+    setup_django,
+    short_commit,
+)
 from search.evaluation.metrics import percentile
 
 QUERIES = [
@@ -41,30 +46,21 @@ QUERIES = [
 MAX_REQUESTS_PER_CLIENT = 100_000  # a bound besides the clock
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        help="another checkout (a worktree of an older commit) served the same way, in "
-        "alternating rounds against this one, on the same index",
-    )
+    parser.add_argument("--baseline", type=Path, help="an older checkout, served in turn")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "eval" / "load.json")
     args = parser.parse_args()
     data_dir = setup_django()
     from django.core.management import call_command
 
+    from indexing.models import Repository
+
     call_command("index_repo", str(package_dir("requests")), name="demo")
-    units = _units("demo")
+    units = Repository.objects.get(name="demo").active_run.units_total
     sides = {"this checkout": ROOT}
     if args.baseline:
         sides["baseline"] = args.baseline.resolve()
@@ -78,7 +74,7 @@ def main() -> None:
         "machine": machine_line(),
         "command": " ".join(["python -m benchmarks.load", *sys.argv[1:]]),
         "units": units,
-        "baseline_commit": _commit(args.baseline) if args.baseline else "",
+        "baseline_commit": short_commit(args.baseline) if args.baseline else "",
         "summary": summary,
         "rounds": runs,
     }
@@ -98,30 +94,13 @@ def _serve_and_load(project: Path, data_dir: Path, clients: int, seconds: float)
         # The per-user limit would (correctly) refuse one client's 120+ searches a minute.
         "REPORIFT_SEARCH_RATE_PER_MINUTE": "0",
     }
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "reporift.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "1",
-            "--threads",
-            "8",
-            "--timeout",
-            "120",
-            "--log-level",
-            "warning",
-        ],
-        cwd=project,
-        env=env,
-    )
+    gunicorn = "gunicorn reporift.wsgi:application --workers 1 --threads 8 --timeout 120"
+    command = [sys.executable, "-m", *gunicorn.split(), "--log-level", "warning"]
+    server = subprocess.Popen([*command, "--bind", f"127.0.0.1:{port}"], cwd=project, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(f"{base}/api/repos")
-        _get(f"{base}/api/search?repo=demo&q=warm+up")
+        http_get(f"{base}/api/search?repo=demo&q=warm+up")
         latencies, errors = _run_clients(base, clients, seconds)
     finally:
         server.terminate()
@@ -152,32 +131,13 @@ def _pooled(rounds: list[dict], seconds: float) -> dict:
     }
 
 
-def _commit(project: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(project), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    return done.stdout.strip()
-
-
-def _units(name: str) -> int:
-    from indexing.models import Repository
-
-    return Repository.objects.get(name=name).active_run.units_total
-
-
-def _get(url: str, timeout: float = 60) -> int:
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        response.read()
-        return response.status
-
-
 def _wait_until_up(url: str, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            _get(url, timeout=2)
+            http_get(url, timeout=2)
             return
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # refused until gunicorn listens
             time.sleep(0.3)
     raise SystemExit("the server did not come up")
 
@@ -195,9 +155,9 @@ def _run_clients(base: str, clients: int, seconds: float) -> tuple[list[float], 
             query = QUERIES[(index + n) % len(QUERIES)].replace(" ", "+")
             start = time.perf_counter()
             try:
-                status = _get(f"{base}/api/search?repo=demo&q={query}&k=10")
-                error = "" if status == 200 else f"HTTP {status}"
-            except Exception as exc:
+                http_get(f"{base}/api/search?repo=demo&q={query}&k=10")
+                error = ""
+            except Exception as exc:  # an HTTP error status too
                 error = f"{type(exc).__name__}: {exc}"
             elapsed = (time.perf_counter() - start) * 1000
             with lock:

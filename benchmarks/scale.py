@@ -24,7 +24,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-from benchmarks.common import ROOT, python_files, write_section
+from benchmarks.common import ROOT, python_files, status_mib, write_section
 
 # Packages never copied into a tree: compiled-only or data-only, and the model wheels.
 SKIP = {"__pycache__", "_distutils_hack", "pip", "setuptools", "pkg_resources"}
@@ -98,7 +98,7 @@ def measure_one(tree: Path, queries: int) -> dict:
     publish = indexing.services.publish_run
 
     def publish_noting_memory(**kwargs):
-        before_publish.update(hwm=_status_mib("VmHWM"), rss=_status_mib("VmRSS"))
+        before_publish.update(hwm=round(status_mib("VmHWM")), rss=round(status_mib()))
         return publish(**kwargs)
 
     indexing.services.publish_run = publish_noting_memory
@@ -106,7 +106,7 @@ def measure_one(tree: Path, queries: int) -> dict:
     run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
     index_s = time.perf_counter() - start
     assert run.status == "succeeded", run.error
-    index_peak_mib = _status_mib("VmHWM")
+    index_peak_mib = round(status_mib("VmHWM"))
     search(repository=repository, query="warm up", k=10)
     times, stages = [], {}
     for i in range(queries):
@@ -132,13 +132,8 @@ def measure_one(tree: Path, queries: int) -> dict:
             "max": round(max(times), 1),
         },
         "stages_p50_ms": {k: round(statistics.median(v), 2) for k, v in stages.items()},
-        "serving_rss_mib": _status_mib("VmRSS"),
+        "serving_rss_mib": round(status_mib()),
     }
-
-
-def _status_mib(field: str) -> int:
-    status = Path("/proc/self/status").read_text()
-    return round(int(status.split(f"{field}:")[1].split()[0]) / 1024)
 
 
 def plot(results: list[dict], path: Path) -> None:
@@ -196,21 +191,9 @@ def main() -> None:
         names = choose(sizes, target)
         build_tree(site, names, tree)
         print(f"tree of ~{target} units: {len(names)} packages", flush=True)
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "benchmarks.scale",
-                "--child",
-                str(tree),
-                "--queries",
-                str(args.queries),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        command = [sys.executable, "-m", "benchmarks.scale", "--child", str(tree)]
+        command += ["--queries", str(args.queries)]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
         result = json.loads(done.stdout.strip().splitlines()[-1]) | {"packages": names}
         results.append(result)
         print(json.dumps({k: v for k, v in result.items() if k != "packages"}), flush=True)

@@ -1,39 +1,31 @@
 """Time to first answer: from adding a repository to its first search result, semble's beside it;
 and, for a tree of mixed languages, what each indexing phase costs a unit of each language.
 
-Each tree is measured in a process of its own, started cold: a fresh data dir (migrated first),
-the working directory and PYTHONPATH of `--project` (a checkout: a worktree of an older commit
-measures an older pipeline; this checkout by default), the product's interpreter, without the
-editable finder by which that venv fills in from this checkout any module the measured one lacks.
-In it: (1) `load_s`, not part of what follows: the embedders, vector store and ranker a server
-has loaded before anyone adds a repository (`--models`: prepared ONNX graphs and static table,
-else a fresh data dir distils them as a new install would); (2) from t0 the repository is created
-and indexed as `index_repo` does it, in this process, then fast mode is asked "parse the
-configuration" until it returns a result: `time_to_first_answer_s` (`cpu_to_first_answer_s` the
-CPU time over the same span, which other load on a shared machine moves less), `first_query_ms`
-and `second_query_ms` (the same search again); (3) where the run has a phase-2 status, it is
-read from the database every 0.2 s until finished (900 s at most): `time_to_full_s`. semble
-(`--semble-python`) runs in its own environment, offline, with a fresh cache, the given model2vec
-folder and `.py` files only: `semble_index_s`, `semble_query_ms`.
+Each tree is measured in a process of its own, started cold on a fresh data dir (migrated first):
+(1) `load_s`, not part of what follows: the embedders, vector store and ranker a server has
+loaded before anyone adds a repository (`--models`: prepared ONNX graphs and static table, else a
+fresh data dir distils them as a new install would); (2) from t0 the repository is created and
+indexed as `index_repo` does it, then fast mode is asked "parse the configuration" until it
+returns a result: `time_to_first_answer_s` (`cpu_to_first_answer_s` the CPU time over the same
+span, which other load moves less); (3) phase 2's status is read from the database every 0.2 s
+until finished: `time_to_full_s`. semble (`--semble-python`) runs in its own environment,
+offline, with a fresh cache, the given model2vec folder (`benchmarks.semble_questions table`)
+and `.py` files only: `semble_index_s`, `semble_query_ms`.
 
     python -m benchmarks.time_to_answer --trees DIR[,DIR...] --out report.json \
-        [--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model] \
-        [--project /work/baseline]
+        [--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model]
     python -m benchmarks.time_to_answer mixed --tree var/scale-mixed \
         --python rich celery kombu websockets jinja2 urllib3 _pytest
     python -m benchmarks.time_to_answer phases --tree var/scale-mixed --out PHASES.json
 
 `mixed` copies the nine other-language corpora and the named installed packages side by side;
-`phases` walks a tree as indexing does and times, per language in this one process, parsing,
-phase 1's static embedding of every unit's fields and phase 2's transformer over the first
-`--sample` units of each language (its cost per unit depends on the units' length).
+`phases` times, per language in one process, parsing, phase 1's static embedding of every unit's
+fields and phase 2's transformer over the first `--sample` units of each language.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import inspect
 import json
 import os
 import shlex
@@ -47,23 +39,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-HERE = Path(__file__).resolve().parent
-PRODUCT_PYTHON = ROOT / ".venv" / "bin" / "python"
+from benchmarks.common import OFFLINE, ROOT, machine_line, short_commit
+
 QUERY = "parse the configuration"
-STATUS_FIELDS = ("phase2_status",)
-UNFINISHED = ("pending", "running")
 POLL_S = 0.2
-OFFLINE = {
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "DO_NOT_TRACK": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
-
-
-# --- in the product's process (the --project checkout) ------------------------------------
 
 
 def product_child(
@@ -82,17 +61,13 @@ def product_child(
 
     started = time.perf_counter()
     from indexing.embedding import get_embedder
+    from indexing.static_tier import get_static_embedder
     from indexing.store import get_vector_store
-
-    get_embedder().embed(["warm"])
-    static = None
-    if importlib.util.find_spec("indexing.static_tier") is not None:
-        from indexing.static_tier import get_static_embedder
-
-        static = get_static_embedder()
-    get_vector_store()
     from search.ranking.model import get_ranker
 
+    get_embedder().embed(["warm"])
+    static = get_static_embedder()
+    get_vector_store()
     get_ranker()  # a server's warm-up loads it (search.warmup)
     load_s = time.perf_counter() - started
 
@@ -103,10 +78,8 @@ def product_child(
 
     repository = repository_create(name=slugify(f"tta-{tree.name}")[:100], source=str(tree))
     run = index_run_start(repository=repository, enqueue=False)
-    if run.status == IndexRun.Status.QUEUED:
-        # A two-phase pipeline answers after phase 1; its phase 2 goes on in a thread.
-        two_phase = "phase2" in inspect.signature(index_run_execute).parameters
-        run = index_run_execute(run=run, **({"phase2": "background"} if two_phase else {}))
+    if run.status == IndexRun.Status.QUEUED:  # phase 2 goes on in a thread
+        run = index_run_execute(run=run, phase2="background")
     while not run.is_finished and time.perf_counter() - t0 < timeout_s:
         time.sleep(POLL_S)
         run.refresh_from_db()
@@ -145,41 +118,22 @@ def product_child(
         "first_mode": response.mode_used,
         "first_top": f"{top.unit.path}:{top.unit.qualname}",
         "first_model": active.embedder_model,
-        "full_status_field": None,
+        "time_to_full_s": None,  # not waited for above full_max_units
     }
-    field = next((f for f in STATUS_FIELDS if hasattr(active, f)), None)
-    if full_max_units and units > full_max_units:
-        field = None  # not waited for: time_to_full_s stays unknown
-        row["time_to_full_s"] = None
-    row.setdefault("time_to_full_s", row["time_to_first_answer_s"])
-    if field is not None:
+    if not full_max_units or units <= full_max_units:
         # Phase 2 may run in a thread of this process: every read goes to the database.
-        while getattr(active, field) in UNFINISHED and time.perf_counter() - t0 < timeout_s:
+        unfinished = ("pending", "running")
+        while active.phase2_status in unfinished and time.perf_counter() - t0 < timeout_s:
             time.sleep(POLL_S)
-            active.refresh_from_db(fields=[field])
+            active.refresh_from_db(fields=["phase2_status"])
         full = time.perf_counter()
-        status = getattr(active, field)
-        asked = time.perf_counter()
         search(repository=repository, query=query, k=10, mode="fast")
         row |= {
-            "full_status_field": field,
-            "full_status": status,
-            "time_to_full_s": None if status in UNFINISHED else round(full - t0, 2),
-            "full_query_ms": round((time.perf_counter() - asked) * 1000, 1),
+            "full_status": active.phase2_status,
+            "time_to_full_s": None if active.phase2_status in unfinished else round(full - t0, 2),
+            "full_query_ms": round((time.perf_counter() - full) * 1000, 1),
         }
     connections.close_all()
-    project = Path.cwd().resolve()
-    strays = sorted(
-        name
-        for name, module in list(sys.modules.items())
-        if (file := getattr(module, "__file__", None))
-        and Path(file).is_relative_to(ROOT)
-        and not Path(file).is_relative_to(project)
-        and not Path(file).is_relative_to(ROOT / ".venv")
-        and Path(file).resolve() != Path(__file__).resolve()  # __main__, __mp_main__
-    )
-    if strays:
-        raise SystemExit(f"modules loaded from {ROOT}, not the measured {project}: {strays}")
     out.write_text(json.dumps(row))
     # A phase 2 not waited for is still embedding in a thread: leave without tearing down the
     # interpreter under it (onnxruntime aborts the process when it is torn down mid-run).
@@ -190,11 +144,10 @@ def product_child(
 
 
 def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
-    os.environ.update(OFFLINE)
     import semble
     from semble.index.dense import load_model
 
-    from benchmarks.semble_questions import build_index  # sets the same offline variables
+    from benchmarks.semble_questions import PYTHON, build_index
 
     model_dir = str(model.resolve())
     with tempfile.TemporaryDirectory(prefix="semble-cache-") as cache:
@@ -202,7 +155,7 @@ def semble_child(tree: Path, model: Path, out: Path, query: str) -> None:
         started = time.perf_counter()
         load_model(model_dir)  # semble caches it by path: the build below reuses it
         load_s = time.perf_counter() - started
-        index, index_s = build_index(tree, model_dir, (".py",))
+        index, index_s = build_index(tree, model_dir, PYTHON)
         started = time.perf_counter()
         results = index.search(query, top_k=10)
         query_ms = (time.perf_counter() - started) * 1000
@@ -390,60 +343,43 @@ def families(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 # --- the driver ----------------------------------------------------------------------------
 
 
-def fresh_data_dir(*, models: str | Path | None, prefix: str = "reporift-tta-") -> Path:
-    """An empty data dir (no database, no index); with `models`, its `models/` is that prepared
-    folder: what an install prepares once (the ONNX graphs, the static table) is not part of
-    what is measured, so every run starts from the same prepared models."""
-    data = Path(tempfile.mkdtemp(prefix=prefix))
+def fresh_data_dir(*, models: str | Path | None) -> Path:
+    """An empty data dir; with `models`, its `models/` is that prepared folder: what an install
+    prepares once (the ONNX graphs, the static table) is not part of what is measured."""
+    data = Path(tempfile.mkdtemp(prefix="reporift-tta-"))
     if models:
         (data / "models").symlink_to(Path(models).resolve(), target_is_directory=True)
     return data
 
 
-def product_env(*, data: Path) -> dict[str, str]:
-    """The environment of a product process on `data`, with nothing shared and nothing online:
-    no database, broker or Chroma server of this shell's, no model download."""
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
-    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CHROMA_HOST"):
-        env.pop(name, None)
-    settings = {"REPORIFT_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "reporift.settings"}
+def child_env(**settings: str) -> dict[str, str]:
+    """Nothing of this shell's database, broker, Chroma server or venv, and nothing online."""
+    drop = ("VIRTUAL_ENV", "PYTHONHOME", "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL")
+    env = {k: v for k, v in os.environ.items() if k not in (*drop, "CHROMA_HOST")}
     return env | OFFLINE | settings
 
 
 def measure_product(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
     data = fresh_data_dir(models=args.models)
-    env = product_env(data=data) | {"PYTHONPATH": str(args.project)}
+    env = child_env(REPORIFT_DATA_DIR=str(data), DJANGO_SETTINGS_MODULE="reporift.settings")
     result = data / "result.json"
-    command = [str(args.python), str(Path(__file__).resolve()), "_product", str(tree)]
+    command = [sys.executable, "-m", "benchmarks.time_to_answer", "_product", str(tree)]
     command += [str(result), args.query, str(args.timeout), str(args.full_max_units)]
     try:
-        subprocess.run(command, cwd=args.project, env=env, check=True, timeout=args.timeout * 2)
+        subprocess.run(command, cwd=ROOT, env=env, check=True, timeout=args.timeout * 2)
         return json.loads(result.read_text())
     finally:
         shutil.rmtree(data, ignore_errors=True)
 
 
 def measure_semble(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
-    env |= OFFLINE | {"PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory(prefix="semble-tta-") as scratch:
         result = Path(scratch) / "result.json"
         command = [str(args.semble_python), "-m", "benchmarks.time_to_answer", "_semble"]
         command += [str(tree), str(args.semble_model), str(result), args.query]
+        env = child_env(PYTHONPATH=str(ROOT))
         subprocess.run(command, cwd=ROOT, env=env, check=True, timeout=args.timeout)
         return json.loads(result.read_text())
-
-
-def checkout(project: Path) -> dict[str, Any]:
-    def git(*words: str) -> str:
-        done = subprocess.run(["git", "-C", str(project), *words], capture_output=True, text=True)
-        return done.stdout.strip()
-
-    return {
-        "path": str(project),
-        "commit": git("rev-parse", "HEAD"),
-        "dirty": bool(git("status", "--porcelain")),
-    }
 
 
 def mixed_main(argv: list[str]) -> int:
@@ -462,8 +398,6 @@ def mixed_main(argv: list[str]) -> int:
         print(json.dumps(build(args.tree.resolve(), args.python, args.corpora), indent=1))
         return 0
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reporift.settings")
-    from benchmarks.common import machine_line
-
     report = {"machine": machine_line()} | phases(args.tree.resolve(), sample=args.sample)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
@@ -475,18 +409,8 @@ def mixed_main(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_product"]:
-        # Run as a file: its folder (benchmarks/, whose indexing.py would shadow the package)
-        # must not be on the path, the project checkout must.
-        sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-        # The product venv installs this checkout editable; its finder would fill in, from
-        # here, any module the measured checkout lacks (indexing.static_tier in an older one).
-        sys.path[:] = [p for p in sys.path if not p.startswith("__editable__")]
-        sys.meta_path[:] = [
-            f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable_")
-        ]
-        tree, out, query, timeout = argv[1:5]
-        full_max = int(argv[5]) if len(argv) > 5 else 0
-        product_child(Path(tree), Path(out), query, float(timeout), full_max)
+        tree, out, query, timeout, full_max = argv[1:6]
+        product_child(Path(tree), Path(out), query, float(timeout), int(full_max))
         return 0
     if argv[:1] == ["_semble"]:
         tree, model, out, query = argv[1:5]
@@ -502,27 +426,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", required=True, help="folders to index, comma-separated")
     parser.add_argument("--out", type=Path, required=True, help="the JSON report to write")
-    parser.add_argument("--project", type=Path, default=ROOT, help="the checkout to measure")
-    parser.add_argument("--python", type=Path, default=PRODUCT_PYTHON, help="its interpreter")
     parser.add_argument("--semble-python", type=Path, help="semble's venv interpreter")
     parser.add_argument("--semble-model", type=Path, help="a model2vec folder for semble")
+    parser.add_argument("--models", help="a prepared models folder for every data dir")
     parser.add_argument(
-        "--models", help="a prepared models folder (ONNX graphs, static table) for every data dir"
-    )
-    parser.add_argument(
-        "--full-max-units",
-        type=int,
-        default=0,
-        help="do not wait for phase 2 of trees with more units than this (0: always wait)",
+        "--full-max-units", type=int, default=0, help="wait for phase 2 up to this size (0: all)"
     )
     parser.add_argument("--query", default=QUERY)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds, per wait")
     args = parser.parse_args(argv)
     if bool(args.semble_python) != bool(args.semble_model):
         parser.error("--semble-python and --semble-model go together")
-    args.project = args.project.resolve()
-    from benchmarks.common import machine_line
-
     rows = []
     for name in filter(None, args.trees.split(",")):
         tree = Path(name).expanduser().resolve()
@@ -534,9 +448,10 @@ def main(argv: list[str] | None = None) -> int:
             row |= measure_semble(tree, args)
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
+    git = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True)
     report = {
         "query": args.query,
-        "project": checkout(args.project),
+        "project": {"commit": short_commit(ROOT), "dirty": bool(git.stdout.strip())},
         "trees": rows,
         "machine": machine_line(),
         "cores": os.cpu_count(),
