@@ -4,28 +4,18 @@ allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
 - docstring -> code pairs from installed packages that are not dev packages of the package
   benchmark (its `train` packages included). The query is the docstring's first sentence (as the
   package benchmark asks); the code is the unit's text exactly as the index embeds it
-  (`indexing.unit_text.code_text`) after every function docstring of the file was stripped, as
-  the package benchmark strips the copies it indexes. Tests and vendored files are never used.
-  At most `--per-package` pairs per package, chosen by a hash of the unit's name, so that no
-  package dominates. Each pair carries one hard negative: a sibling from the same file whose
-  name shares words with the answer's (`client_path_to_os_path` for `os_path_to_client_path`),
-  else a unit of the package that does, else another unit of the same file.
-- CoSQA's training pairs: label 1 as (query, code) positives; a label-0 code of the same query,
-  human-judged not to answer it, is that positive's hard negative.
-- with `--kinds function,class,module`, the developer-question kinds the function pairs lack
-  (behaviour and architecture questions): a class docstring's first sentence -> the class, a
-  module docstring's first sentence -> the file's first module block (its imports and
-  top-level names), each text with every docstring of the file stripped; packages whose
-  questions are held out elsewhere (`benchmarks.question_train.HELD_OUT`) are left out of these.
-  The default, `function`, is the recipe the shipped delta was made by, byte for byte.
-- with `--questions benchmarks/questions/train`, the written train questions' targets
-  (`benchmarks.question_pairs`): questions in a user's words, source `question:<package>`.
+  (`indexing.unit_text.code_text`) after every function docstring of the file was stripped.
+  Tests and vendored files are never used. At most `--per-package` pairs per package, chosen by a
+  hash of the unit's name. Each pair carries one hard negative: a sibling from the same file
+  whose name shares words with the answer's (`client_path_to_os_path` for
+  `os_path_to_client_path`), else a unit of the package that does, else another unit of the file.
+- CoSQA's training pairs: label 1 as (query, code) positives, each with a hard negative (below).
 
 A pair whose query opens a docstring of a dev package, or whose code is a dev package's unit, is
 dropped (a package outside the dev set may copy one): nothing of the dev sets leaks in.
 
     python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json \
-        [--out var/benchmarks/embedder/pairs.jsonl] [--per-package 600] [--kinds function]
+        [--out var/benchmarks/embedder/pairs.jsonl] [--per-package 600]
 
 writes the pairs (one JSON object a line) and `<out>.stats.json` (counts per source, the file's
 sha256: the data recipe's hash that the embedder's manifest records).
@@ -51,16 +41,12 @@ from benchmarks.package_benchmark import (
     DEV_PACKAGES,
     documented_functions,
     strip_function_docstrings,
-    usable_query,
 )
-from benchmarks.question_pairs import question_pairs
-from benchmarks.question_train import HELD_OUT, strip_docstrings
-from indexing.parsing import CLASS, MODULE, parse_source, summary_line
+from indexing.parsing import MODULE, parse_source
 from indexing.unit_text import code_text, identifier_words
 from search.evaluation.questions import DISTRIBUTIONS, package_root
 
 PER_PACKAGE = 600
-KINDS = ("function", "class", "module")
 # RepoRift's own code (every package of the `reporift` distribution, and these directories
 # that are not installed) is not third-party data.
 OWN_DISTRIBUTION = "reporift"
@@ -161,71 +147,6 @@ def package_units(name: str) -> tuple[list[dict], list[FileUnit]]:
     return pairs, units
 
 
-def kind_pairs(name: str, kinds: frozenset[str]) -> list[dict]:
-    """Class and module docstring pairs of one package (see the module docstring); a module
-    pair's negative is another of its kind (below)."""
-    root = _package_dir(name)
-    if root is None or not kinds & {"class", "module"}:
-        return []
-    pairs, blocks, classes = [], {}, set()
-    for file, relative in source_files(root):
-        try:
-            source = file.read_text(encoding="utf-8")
-            tree = ast.parse(source)
-            units = parse_source(strip_docstrings(source, tree).encode()).units
-        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
-            continue
-        by_name = {u.qualname: u for u in units}
-        classes.update(code_text(u) for u in units if u.kind == CLASS)
-        first_block = next((u for u in units if u.kind == MODULE), None)
-        if first_block is not None:
-            blocks[relative] = code_text(first_block)
-        doc = ast.get_docstring(tree)
-        if "module" in kinds and first_block is not None and doc:
-            sentence = summary_line(doc, limit=None)
-            if usable_query(sentence):
-                pairs.append(
-                    {
-                        "query": sentence,
-                        "code": blocks[relative],
-                        "kind": "module",
-                        "path": relative,
-                        "qualname": first_block.qualname,
-                    }
-                )
-        if "class" not in kinds:
-            continue
-        for node in ast.walk(tree):
-            doc = ast.get_docstring(node) if isinstance(node, ast.ClassDef) else None
-            unit = by_name.get(node.name) if doc else None  # top-level classes only
-            if unit is None or unit.kind != CLASS or node.name.startswith("_"):
-                continue
-            sentence = summary_line(doc, limit=None)
-            if usable_query(sentence) and unit.code.count("\n") + 1 >= _MIN_CODE_LINES:
-                pairs.append(
-                    {
-                        "query": sentence,
-                        "code": code_text(unit),
-                        "kind": "class",
-                        "path": relative,
-                        "qualname": unit.qualname,
-                    }
-                )
-    # A pair's negative: another text of its kind in the package (a class, or a file's first
-    # block) sharing the most words with the sentence.
-    texts = {"module": sorted(set(blocks.values())), "class": sorted(classes)}
-    text_words = {t: words_of(t) for kind in texts.values() for t in kind}
-    for pair in pairs:
-        kind, words = pair.pop("kind"), words_of(pair["query"])
-        pair["source"] = f"{kind}:{name}"
-        others = sorted(
-            (t for t in texts[kind] if t != pair["code"]),
-            key=lambda t: (-len(words & text_words[t]), order_key(pair["query"], t)),
-        )
-        pair["negative"] = others[0] if others else ""
-    return pairs
-
-
 def hard_negative(pair: dict, units: list[FileUnit], by_word: dict[str, list[int]]) -> str:
     """The sibling most easily mistaken for the answer (see the module docstring)."""
     name_words = frozenset(identifier_words(pair["qualname"].rsplit(".", 1)[-1]))
@@ -256,31 +177,20 @@ def hard_negative(pair: dict, units: list[FileUnit], by_word: dict[str, list[int
     return same_file[0].code if same_file else ""
 
 
-def dev_exclusions(kinds: frozenset[str]) -> tuple[set[str], set[str]]:
-    """Every docstring first sentence (lowercased) and every unit text of the dev packages (the
-    class and module sentences only where those kinds are asked for: the shipped recipe stays)."""
+def dev_exclusions() -> tuple[set[str], set[str]]:
+    """Every docstring first sentence (lowercased) and every unit text of the dev packages."""
     queries, codes = set(), set()
     for name in DEV_PACKAGES:
         pairs, units = package_units(name)
         queries.update(p["query"].lower() for p in pairs)
         codes.update(u.code for u in units)
-        for pair in kind_pairs(name, kinds):
-            queries.add(pair["query"].lower())
-            codes.add(pair["code"])
     return queries, codes
 
 
-def package_pairs(
-    per_package: int, dev_queries: set[str], dev_codes: set[str], kinds: frozenset[str]
-) -> list[dict]:
+def package_pairs(per_package: int, dev_queries: set[str], dev_codes: set[str]) -> list[dict]:
     out = []
     for name in data_packages():
-        pairs, units = package_units(name) if "function" in kinds else ([], [])
-        if name not in HELD_OUT:
-            found = kind_pairs(name, kinds)
-            for kind in ("class", "module"):
-                mine = [p for p in found if p["source"].startswith(f"{kind}:")]
-                out += _selected(mine, per_package // 4, dev_queries, dev_codes)
+        pairs, units = package_units(name)
         pairs = _selected(pairs, per_package, dev_queries, dev_codes)
         if not pairs:
             continue
@@ -358,20 +268,10 @@ def code_text_of_snippet(code: str) -> str:
     return code_text(units[0]) if units else code[:3000]
 
 
-def build(
-    out: Path,
-    *,
-    cosqa: Path | None,
-    per_package: int,
-    kinds: frozenset[str] = frozenset(["function"]),
-    questions: Path | None = None,
-) -> dict:
-    dev_queries, dev_codes = dev_exclusions(kinds)
-    pairs = package_pairs(per_package, dev_queries, dev_codes, kinds)
+def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
+    pairs = package_pairs(per_package, *dev_exclusions())
     if cosqa is not None:
         pairs += cosqa_pairs(cosqa)
-    if questions is not None:
-        pairs += question_pairs(questions)
     pairs.sort(key=lambda p: order_key(p["source"], p["query"], p["code"]))
     out.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(
@@ -393,8 +293,6 @@ def build(
         # hash can be traced to a different environment.
         "package_names": package_names,
         "per_package": per_package,
-        **({"kinds": sorted(kinds)} if kinds != {"function"} else {}),
-        **({"questions": questions.as_posix()} if questions is not None else {}),
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
     }
     Path(f"{out}.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
@@ -406,23 +304,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("var/benchmarks/embedder/pairs.jsonl"))
     parser.add_argument("--cosqa", type=Path, help="cosqa-train-pairs.json")
     parser.add_argument("--per-package", type=int, default=PER_PACKAGE)
-    parser.add_argument(
-        "--kinds", default="function", help=f"which pairs, of {','.join(KINDS)} (see above)"
-    )
-    parser.add_argument(
-        "--questions", type=Path, help="written train questions (benchmarks/questions/train)"
-    )
     args = parser.parse_args()
-    kinds = frozenset(filter(None, args.kinds.split(",")))
-    if not kinds or kinds - set(KINDS):
-        raise SystemExit(f"--kinds takes names from {','.join(KINDS)}, not {args.kinds!r}")
-    stats = build(
-        args.out,
-        cosqa=args.cosqa,
-        per_package=args.per_package,
-        kinds=kinds,
-        questions=args.questions,
-    )
+    stats = build(args.out, cosqa=args.cosqa, per_package=args.per_package)
     print(json.dumps(stats, indent=1))
 
 

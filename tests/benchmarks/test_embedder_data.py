@@ -9,7 +9,6 @@ from benchmarks.embedder_data import (
     cosqa_pairs,
     data_packages,
     hard_negative,
-    kind_pairs,
     package_units,
 )
 from benchmarks.package_benchmark import DEV_PACKAGES, TRAIN_PACKAGES
@@ -100,15 +99,3 @@ def test_cosqa_positives_with_judged_or_sibling_negatives(tmp_path):
     sibling = pairs["sort a dict by value"]
     assert sibling["source"] == "cosqa:sibling" and "sort_by_key" in sibling["negative"]
 
-
-def test_class_and_module_pairs_stripped_of_every_docstring():
-    pairs = kind_pairs("tqdm", frozenset(["class", "module"]))
-    kinds = {p["source"].split(":")[0] for p in pairs}
-    assert kinds == {"class", "module"}
-    for pair in pairs:
-        assert pair["query"] not in pair["code"]
-        assert pair["negative"] != pair["code"]
-        assert '"""' not in pair["code"], pair["qualname"]
-    classes = [p for p in pairs if p["source"].startswith("class:")]
-    assert all(p["code"].lstrip().startswith("class ") for p in classes)
-    assert kind_pairs("tqdm", frozenset(["function"])) == []
