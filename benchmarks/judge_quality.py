@@ -6,13 +6,11 @@ own against experts.
 
 Pairs: a seeded sample of WebQueryTest's labelled (query, code) pairs, and CoSQA dev queries
 each with its gold snippet (relevant) and the best BM25 match that is not gold (taken as not
-relevant: CoSQA+ found that some such pairs do answer the query, so this half's labels are
-noisier). Each pair is labelled by one LLM judgement and by the agents (screener, a test run in
-the sandbox, fixer, arbiter) with the configured LLM (REPORIFT_LLM_EMBEDDED_MODEL picks the
-embedded one). Accuracy, precision and recall with 95% intervals, agents against judge paired,
-the share of test programs that ran to their assertions, and seconds per pair. The report
-(docs/eval/judge-quality-<model>.json) is rewritten as pairs are done, so a long run can be
-read while it goes; answers are cached, so a rerun continues quickly.
+relevant, so this half's labels are noisier). Each pair is labelled by one LLM judgement and by
+the agents with the configured LLM. The report (docs/eval/judge-quality-<model>.json) is
+rewritten as pairs are done; answers are cached, so a rerun continues quickly. `--calibrate
+SHARE` judges CoSQA dev pairs only and writes the threshold, and the screening band that sends
+SHARE of them to tests, for the model's LABEL settings.
 """
 
 from __future__ import annotations
@@ -187,79 +185,21 @@ def correct_labels(rows: list[dict], method: str) -> np.ndarray:
     return np.array([float(r[method]["label"] == r["gold"]) for r in rows])
 
 
-def compare(candidate: dict, baseline: dict, method: str = "judge") -> dict:
-    """Two models' reports on the same pairs, paired: the candidate's accuracy minus the
-    baseline's over the pairs both labelled (a pair one of them failed on is left out)."""
-    from search.evaluation.stats import paired_difference
-
-    def labelled(body: dict) -> dict:
-        return {
-            (p["set"], p["id"]): p
-            for p in body["per_pair"]
-            if p.get(method, {}).get("label") in (0, 1)
-        }
-
-    ours, theirs = labelled(candidate), labelled(baseline)
-    shared = sorted(ours.keys() & theirs.keys())
-    if not shared:
-        raise ValueError("the two reports share no labelled pairs: were they run with one seed?")
-    right = correct_labels([ours[k] for k in shared], method)
-    right_before = correct_labels([theirs[k] for k in shared], method)
-    return {
-        "method": method,
-        "candidate": candidate["model"],
-        "baseline": baseline["model"],
-        "pairs": len(shared),
-        "accuracy": {
-            "candidate": round(float(right.mean()), 4),
-            "baseline": round(float(right_before.mean()), 4),
-        },
-        "accuracy_candidate_minus_baseline": paired_difference(right, right_before),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--compare",
-        nargs=2,
-        type=Path,
-        metavar=("CANDIDATE", "BASELINE"),
-        help="compare two reports of the same pairs (e.g. two models) and write the paired "
-        "accuracy difference to --out; runs no model",
-    )
-    parser.add_argument("--cosqa", type=Path, help="the CoSQA data directory")
+    parser.add_argument("--cosqa", type=Path, required=True, help="the CoSQA data directory")
     parser.add_argument("--webquery", type=int, default=300)
     parser.add_argument("--cosqa-dev", type=int, default=50, help="queries (two pairs each)")
     parser.add_argument("--methods", default="judge,agents")
     parser.add_argument("--data-dir", default="var/benchmarks/judge")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path)
+    # A threshold chosen on the calibration pairs is checked on queries they do not hold.
+    parser.add_argument("--hold-apart", type=Path, help="a report whose CoSQA queries to skip")
     parser.add_argument(
-        "--hold-apart",
-        type=Path,
-        help="a judge report (e.g. the calibration pairs) whose CoSQA dev queries are left out, "
-        "so that a threshold chosen on them is checked on other queries",
-    )
-    parser.add_argument(
-        "--calibrate",
-        type=float,
-        metavar="SHARE",
-        help="judge the CoSQA dev pairs only and print the threshold and the screening band "
-        "that sends SHARE of them to tests (for the model's LABEL settings)",
+        "--calibrate", type=float, metavar="SHARE", help="the model's LABEL threshold and band"
     )
     args = parser.parse_args()
-    if args.compare:
-        found = compare(*(json.loads(path.read_text()) for path in args.compare))
-        text = json.dumps(
-            {"command": "python -m benchmarks.judge_quality --compare", **found}, indent=1
-        )
-        if args.out:
-            args.out.write_text(text + "\n")
-        print(text)
-        return
-    if args.cosqa is None:
-        parser.error("--cosqa is required to label pairs")
     if args.calibrate is not None:
         args.webquery, args.methods = 0, "judge"
     Path(args.data_dir).mkdir(parents=True, exist_ok=True)
@@ -273,14 +213,10 @@ def main() -> None:
     slug = re.sub(r"[^a-z0-9]+", "-", client.model.lower()).strip("-")
     name = "judge-calibration-pairs" if args.calibrate is not None else "judge-quality"
     out = args.out or ROOT / "docs" / "eval" / f"{name}-{slug}.json"
+    held = queries_in(args.hold_apart) if args.hold_apart else frozenset()
     pairs = interleave(
         webquery_pairs(args.cosqa, args.webquery, args.seed),
-        cosqa_dev_pairs(
-            args.cosqa,
-            args.cosqa_dev,
-            args.seed,
-            queries_in(args.hold_apart) if args.hold_apart else frozenset(),
-        ),
+        cosqa_dev_pairs(args.cosqa, args.cosqa_dev, args.seed, held),
     )
     labellers = {
         m: Labeller(

@@ -27,22 +27,20 @@ from benchmarks.common import ROOT, without_packages
 FAST = ("S1", "S6", "S4", "ranker")
 
 
-def _rerank(reranker: str, weight: float, blend: str = "ranks", **judge) -> dict:
+def _rerank(reranker: str, weight: float, blend: str = "ranks") -> dict:
     """A reranker's overrides; every row names its blend, prompt and what the judge reads, so
     none inherits them from the model's settings."""
     return {
         "RERANKER": reranker,
         "RERANK_WEIGHT": weight,
         "RERANK_BLEND": blend,
-        "RERANK_PROMPT": judge.get("prompt", 2),
-        "RERANK_READS": judge.get("reads", "text"),
-        **({"RERANK_CHARS": judge["chars"]} if "chars" in judge else {}),
-        **({"RERANK_CANDIDATES": judge["candidates"]} if "candidates" in judge else {}),
+        "RERANK_PROMPT": 2,
+        "RERANK_READS": "text",
     }
 
 
-def _reranked(label: str, reranker: str, weight: float, blend: str = "ranks", **judge) -> tuple:
-    return (label, (*FAST, "rerank"), _rerank(reranker, weight, blend, **judge))
+def _reranked(label: str, reranker: str, weight: float, blend: str = "ranks") -> tuple:
+    return (label, (*FAST, "rerank"), _rerank(reranker, weight, blend))
 
 
 # name -> (label, stages, per-model overrides). The labels key the committed reports.
@@ -53,33 +51,6 @@ CONFIGS = {
     "pointwise-1.0": _reranked("+ pointwise rerank, weight 1 (LLM order only)", "pointwise", 1.0),
     "scores-0.3": _reranked("+ pointwise rerank, score blend 0.3", "pointwise", 0.3, "scores"),
     "scores-0.5": _reranked("+ pointwise rerank, score blend 0.5", "pointwise", 0.5, "scores"),
-    # Prompt v3 (query before the candidate, so the cached prefix is reused) reading the
-    # candidate's signature and matching lines instead of its first characters.
-    "scores-0.3-excerpt": _reranked(
-        "+ pointwise rerank, score blend 0.3, query first, excerpts",
-        "pointwise",
-        0.3,
-        "scores",
-        prompt=3,
-        reads="excerpt",
-    ),
-    # v3 reading the unit's text, judging only the first six: within 10 s on 2 cores.
-    "scores-0.3-top6": _reranked(
-        "+ pointwise rerank of the first 6, score blend 0.3, query first",
-        "pointwise",
-        0.3,
-        "scores",
-        prompt=3,
-        candidates=6,
-    ),
-    "scores-0.5-top6": _reranked(
-        "+ pointwise rerank of the first 6, score blend 0.5, query first",
-        "pointwise",
-        0.5,
-        "scores",
-        prompt=3,
-        candidates=6,
-    ),
     "listwise-0.5": _reranked("+ listwise rerank, weight 0.5", "listwise", 0.5),
     "hyde": ("+ S2: one short generated function (HyDE)", (*FAST, "S2"), {"CODEGEN": "short"}),
     "augment": ("+ S5: augmented query (one completion)", (*FAST, "S5"), {}),
@@ -89,15 +60,7 @@ CONFIGS = {
         {**_rerank("pointwise", 0.5), "CODEGEN": "short"},
     ),
 }
-DEFAULT_CONFIGS = (
-    "fast",
-    "pointwise-0.3",
-    "pointwise-0.5",
-    "pointwise-1.0",
-    "hyde",
-    "augment",
-    "all",
-)
+DEFAULT_CONFIGS = "fast,pointwise-0.3,pointwise-0.5,pointwise-1.0,hyde,augment,all"
 
 
 def sample(dataset, per_corpus: int | None, limit: int | None):
@@ -129,7 +92,7 @@ def main() -> None:
     parser.add_argument("--cosqa", type=Path, help="cosqa-retrieval-dev-500.json")
     parser.add_argument("--per-package", type=int, default=10)
     parser.add_argument("--cosqa-queries", type=int, default=100)
-    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
+    parser.add_argument("--configs", default=DEFAULT_CONFIGS)
     parser.add_argument(
         "--exclude-packages", default="", help="dev packages left out, comma-separated"
     )
@@ -193,27 +156,12 @@ def main() -> None:
         sections.append(section(title, dataset, rows, reports))
     slug = "".join(c if c.isalnum() else "-" for c in model) + (f"-{args.tag}" if args.tag else "")
     out = ROOT / "docs" / "eval" / f"llm-stages-{slug}.json"
-    out.write_text(
-        json.dumps(
-            {
-                t: {
-                    k: {
-                        m: r[m]
-                        for m in (
-                            *METRIC_KEYS,
-                            "ci95",
-                            "latency_ms",
-                            "stage_latency_p50_ms",
-                            "per_query",
-                        )
-                    }
-                    for k, r in reps.items()
-                }
-                for t, reps in all_reports.items()
-            },
-            indent=1,
-        )
-    )
+    kept = (*METRIC_KEYS, "ci95", "latency_ms", "stage_latency_p50_ms", "per_query")
+    body = {
+        title: {label: {m: r[m] for m in kept} for label, r in reports.items()}
+        for title, reports in all_reports.items()
+    }
+    out.write_text(json.dumps(body, indent=1))
     # The first part of BENCHMARKS reads the reports it names (benchmarks.run.LLM_ROWS).
     print(f"{model}: docs/eval/{out.name}\n\n" + "\n".join(sections))
 

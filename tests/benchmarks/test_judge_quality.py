@@ -1,8 +1,6 @@
 import json
 
-import pytest
-
-from benchmarks.judge_quality import compare, cosqa_dev_pairs, queries_in
+from benchmarks.judge_quality import cosqa_dev_pairs, queries_in
 
 SNIPPETS = {
     "def read_json(path):\n    return json.load(open(path))": 0,
@@ -49,28 +47,3 @@ def test_held_apart_queries_are_never_sampled(tmp_path):
     others = cosqa_dev_pairs(cosqa, 4, seed=7, leave_out=held)
     assert len(others) == 4  # only two queries are left to sample
     assert not {p["id"].split(":")[0] for p in others} & held
-
-
-def _report(model, labels, gold):
-    pairs = [
-        {"set": "webquery", "id": f"w-{i}", "gold": g, "judge": {"label": label}}
-        for i, (label, g) in enumerate(zip(labels, gold, strict=True))
-    ]
-    return {"model": model, "per_pair": pairs}
-
-
-def test_two_models_are_compared_on_the_pairs_both_labelled():
-    gold = [1, 0, 1, 0, 1]
-    better = _report("big", [1, 0, 1, 0, None], gold)  # last pair failed: left out
-    worse = _report("small", [1, 1, 0, 0, 1], gold)
-    found = compare(better, worse)
-    assert found["pairs"] == 4
-    assert found["accuracy"] == {"candidate": 1.0, "baseline": 0.5}
-    difference = found["accuracy_candidate_minus_baseline"]
-    assert difference["difference"] == pytest.approx(0.5)
-    assert (difference["wins"], difference["losses"]) == (2, 0)
-
-
-def test_reports_of_different_pairs_cannot_be_compared():
-    with pytest.raises(ValueError, match="share no labelled pairs"):
-        compare(_report("a", [1], [1]), {"model": "b", "per_pair": []})
