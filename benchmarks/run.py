@@ -6,9 +6,8 @@ written by hand from the tables `python -m benchmarks.questions compare` prints 
     python -m benchmarks.run                  # the quick measurements, then every section
     python -m benchmarks.run --from-reports   # every section from the committed reports only
 
-The quick measurements (indexing throughput, load on the demo repository) take minutes; the
-others (dev-set quality, scale, the LLM stages, labels, tryouts) take hours and are run by their
-own command, which each section names; their reports are what the sections read."""
+The quick measurements (indexing, load) take minutes; the others take hours and are run by the
+command each section names."""
 
 from __future__ import annotations
 

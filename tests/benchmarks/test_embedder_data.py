@@ -98,4 +98,3 @@ def test_cosqa_positives_with_judged_or_sibling_negatives(tmp_path):
     assert judged["source"] == "cosqa:judged" and "write_json" in judged["negative"]
     sibling = pairs["sort a dict by value"]
     assert sibling["source"] == "cosqa:sibling" and "sort_by_key" in sibling["negative"]
-
