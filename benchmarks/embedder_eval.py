@@ -70,10 +70,8 @@ def compare(args: argparse.Namespace) -> None:
     base, tuned = (json.loads(Path(p).read_text()) for p in (args.base, args.tuned))
     if base.get("excluded_packages", []) != tuned.get("excluded_packages", []):
         raise SystemExit("the two runs left out different packages: their queries do not pair")
-    lines = [
-        "| set | configuration | embedder | " + " | ".join(KEYS) + " | ΔS@1 | ΔMRR | ΔNDCG@10 |",
-        "| --- | --- | --- | " + " | ".join("---" for _ in KEYS) + " | --- | --- | --- |",
-    ]
+    header = " | ".join(f"{key} base → tuned" for key in KEYS)
+    lines = [f"| set | configuration | {header} | ΔS@1 | ΔMRR | ΔNDCG@10 |"]
     report: dict = {
         "command": "python -m benchmarks.embedder_eval compare",
         "base": base["model_id"],
@@ -94,14 +92,9 @@ def compare(args: argparse.Namespace) -> None:
                 "tuned_vs_base": diffs,
                 "per_query": {"base": b["per_query"], "tuned": a["per_query"]},
             }
-            for who, row in (("base", b), ("tuned", a)):
-                cells = " | ".join(_cell(row, key) for key in KEYS)
-                delta = (
-                    " | ".join(difference(d) for d in diffs.values())
-                    if who == "tuned"
-                    else "— | — | —"
-                )
-                lines.append(f"| {name} | {label} | {who} | {cells} | {delta} |")
+            cells = " | ".join(f"{_cell(b, key)} → {_cell(a, key)}" for key in KEYS)
+            deltas = " | ".join(difference(d) for d in diffs.values())
+            lines.append(f"| {name} | {label} | {cells} | {deltas} |")
         # What a user gains from the whole change: today's fast mode against the plain model
         # alone (the baseline of the headline tables).
         product, plain = (
@@ -110,13 +103,9 @@ def compare(args: argparse.Namespace) -> None:
         )
         overall = _paired(product, plain)
         report["sets"][name]["fast_mode_tuned_vs_S1_only_base"] = overall
-        lines.append(
-            f"| {name} | fast mode (tuned) vs S1 only (base) | | "
-            + " | ".join("" for _ in KEYS)
-            + " | "
-            + " | ".join(difference(d) for d in overall.values())
-            + " |"
-        )
+        deltas = " | ".join(difference(d) for d in overall.values())
+        empty = " |" * len(KEYS)
+        lines.append(f"| {name} | fast mode (tuned) vs S1 only (base) |{empty} {deltas} |")
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     if args.manifest:
         manifest = json.loads(args.manifest.read_text())

@@ -172,17 +172,12 @@ def report(rows: list[dict], methods: list[str], model: str, total: int) -> dict
         entry = {m: summary(chosen, m) for m in methods}
         both = [r for r in chosen if all(r.get(m, {}).get("label") in (0, 1) for m in methods)]
         if len(methods) == 2 and both:
-            scores = [correct_labels(both, m) for m in methods]
+            scores = [np.array([float(r[m]["label"] == r["gold"]) for r in both]) for m in methods]
             entry[f"accuracy_{methods[1]}_minus_{methods[0]}"] = paired_difference(
                 scores[1], scores[0]
             )
         body["by_set"][name] = entry
     return body
-
-
-def correct_labels(rows: list[dict], method: str) -> np.ndarray:
-    """1.0 where `method`'s label is the human one, per row."""
-    return np.array([float(r[method]["label"] == r["gold"]) for r in rows])
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from benchmarks.common import ROOT, without_packages
 
 FAST = ("S1", "S6", "S4", "ranker")
+LLM_STAGES = ("augment", "codegen", "rerank")
 
 
 def _rerank(reranker: str, weight: float, blend: str = "ranks") -> dict:
@@ -178,12 +179,7 @@ def section(title: str, dataset, rows: list[dict], reports: dict) -> str:
     ]
     for row in rows:
         report = reports[row["configuration"]]
-
-        llm = {
-            k: v
-            for k, v in report["stage_latency_p50_ms"].items()
-            if k in ("augment", "codegen", "rerank")
-        }
+        llm = {k: v for k, v in report["stage_latency_p50_ms"].items() if k in LLM_STAGES}
         lines.append(
             f"| {row['configuration']} | {row['success@1']:.3f} | {row['mrr']:.3f} "
             f"| {row['ndcg@10']:.3f} | {difference_cell(row, 'vs_baseline', 'success@1')} "
