@@ -2,10 +2,10 @@
 search path, and write the committed model and its manifest (`make train-ranker`).
 
     python -m benchmarks.package_benchmark            # writes var/benchmarks/packages/*.jsonl
-    python -m benchmarks.question_train   # writes var/benchmarks/question-train/train.jsonl
+    python -m benchmarks.language_train   # writes var/benchmarks/language-train/train.jsonl
     python -m benchmarks.train_ranker [--rows var/benchmarks/packages/train.jsonl]
         --cosqa-train $COSQA/cosqa-train-pairs.json [--cosqa-queries 2000]
-        [--question-rows var/benchmarks/question-train/train.jsonl]
+        [--question-rows var/benchmarks/language-train/train.jsonl ...]
         [--question-set benchmarks/questions/train]
 
 `make train-ranker` gives `--question-set benchmarks/questions/train`: developer questions written
@@ -15,6 +15,9 @@ ranker gained on the developer questions' behaviour rows and lost nothing on the
 CoSQA dev (docs/eval/ranker-written-questions.json; counted three times, or boosted alone on top
 of the fitted model, they did worse: those trial options were removed after 260d0f6).
 
+`make train-ranker` also gives `--question-rows` the rows `benchmarks.language_train` generates
+from the other languages' train corpora (doc-comment sentences and names in JavaScript,
+TypeScript, Go, Rust, Ruby, PHP, Lua, C and Bash).
 Each train query runs fast mode's streams (S1, S6, S4, S7) on its indexed package; the candidates
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
 label (1 for the gold unit or the class that encloses it, RepoRift's rule). LightGBM's
@@ -219,7 +222,9 @@ def main() -> None:
     parser.add_argument(
         "--question-rows",
         type=Path,
-        help="rows of the developer-question kinds (python -m benchmarks.question_train)",
+        nargs="+",
+        default=[],
+        help="generated rows in the repo format (benchmarks.language_train: the other languages)",
     )
     parser.add_argument(
         "--question-set",
@@ -227,7 +232,7 @@ def main() -> None:
         help="hand-written developer questions over train packages (benchmarks/questions/train)",
     )
     args = parser.parse_args()
-    for rows in filter(None, (args.rows, args.question_rows)):
+    for rows in [args.rows, *args.question_rows]:
         if rows.name != "train.jsonl":
             raise SystemExit("the ranker is fitted on the train split only (train.jsonl)")
     if args.question_set and args.question_set.name != "train":
@@ -250,16 +255,18 @@ def main() -> None:
         "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
         **counts,
     }
-    if args.question_rows:
-        questions = load_dataset(args.question_rows, "repo")
+    for question_rows in args.question_rows:
+        questions = load_dataset(question_rows, "repo")
         question_groups, counts = training_groups(questions)
         groups += question_groups
-        info["question_rows"] = {
-            "file": str(args.question_rows),
-            "sha256": hashlib.sha256(args.question_rows.read_bytes()).hexdigest(),
-            "kinds": dict(Counter(q.kind for q in questions.queries)),
-            **counts,
-        }
+        info.setdefault("question_rows", []).append(
+            {
+                "file": str(question_rows),
+                "sha256": hashlib.sha256(question_rows.read_bytes()).hexdigest(),
+                "kinds": dict(Counter(q.kind for q in questions.queries)),
+                **counts,
+            }
+        )
     if args.question_set:
         written = load_dataset(args.question_set, "questions", part="all")
         written_groups, counts = training_groups(written)
