@@ -54,12 +54,13 @@ def _values(report: dict, key: str, ids: list[str]) -> list[float]:
     return [by_id[i]["metrics"][key] for i in ids]
 
 
-def compare(base: dict, new: dict) -> dict:
+def compare(base: dict, new: dict, *, shared_only: bool = False) -> dict:
     """`new` minus `base` on the queries both have, overall, per language and per kind."""
     # Rows of sets without languages or kinds (CoSQA) are compared overall only.
     rows = {e["id"]: e for e in base["per_query"]}
     shared = [e["id"] for e in new["per_query"] if e["id"] in rows]
-    if len(shared) != len(base["per_query"]) or len(shared) != len(new["per_query"]):
+    whole = len(shared) == len(base["per_query"]) == len(new["per_query"])
+    if not (whole or (shared_only and shared)):
         raise SystemExit("the two reports hold other queries: compare the same part of one set")
     groups = {"all": shared}
     for field in ("language", "kind"):
@@ -125,11 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     compare_cmd.add_argument("base", type=Path)
     compare_cmd.add_argument("new", type=Path)
     compare_cmd.add_argument("--out", type=Path)
+    compare_cmd.add_argument(
+        "--shared", action="store_true", help="on the queries both hold (a set that has grown)"
+    )
     args = parser.parse_args(argv)
     if args.command == "check":
         return check(args.paths)
     base, new = (json.loads(p.read_text()) for p in (args.base, args.new))
-    comparison = compare(base, new)
+    comparison = compare(base, new, shared_only=args.shared)
     print(markdown(comparison, args.base.stem, args.new.stem))
     if args.out:
         args.out.write_text(json.dumps(comparison, indent=1) + "\n")

@@ -17,7 +17,8 @@ of the fitted model, they did worse: those trial options were removed after 260d
 
 `make train-ranker` also gives `--question-rows` the rows `benchmarks.language_train` generates
 from the other languages' train corpora (doc-comment sentences and names in JavaScript,
-TypeScript, Go, Rust, Ruby, PHP, Lua, C and Bash).
+TypeScript, Go, Rust, Ruby, PHP, Lua, C and Bash), so that the features mean the same to the
+model in every language (`is_private` and `is_special` read each language's own conventions).
 Each train query runs fast mode's streams (S1, S6, S4, S7) on its indexed package; the candidates
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
 label (1 for the gold unit or the class that encloses it, RepoRift's rule). LightGBM's

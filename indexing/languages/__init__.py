@@ -86,6 +86,30 @@ class LanguageSpec:
     # errors, split where this matches (see indexing.parse_recovery). Empty: no recovery.
     definition_starts: str = ""
     comment_types: frozenset[str] = frozenset({"comment", "line_comment", "block_comment"})
+    # What the learned ranker reads as "internal" and as "special" (Python's `_helper` and
+    # `__init__`), in each language's own terms: a name convention (a regular expression the
+    # name starts with: Go's lower case, JavaScript's `#`), a word written before the name
+    # (`private`, C's `static`, Elixir's `defp`), or the absence of every public word (Rust's
+    # and Zig's `pub`); special names are the ones the language calls itself (constructors,
+    # magic and meta methods).
+    private_names: str = ""
+    private_words: tuple[str, ...] = ()
+    public_words: tuple[str, ...] = ()
+    no_visibility: tuple[str, ...] = ()  # signatures opening so carry none (Rust's `impl`)
+    special_names: str = ""
+
+    def is_private(self, name: str, signature: str) -> bool:
+        if self.private_names and re.match(self.private_names, name):
+            return True
+        if not (self.private_words or self.public_words):
+            return False
+        before = set(re.findall(r"\w+", signature.split(name, 1)[0])) if name else set()
+        if self.public_words and not before & set(self.public_words):
+            return not signature.startswith(self.no_visibility)
+        return bool(before & set(self.private_words))
+
+    def is_special(self, name: str) -> bool:
+        return bool(self.special_names) and re.fullmatch(self.special_names, name) is not None
 
     def language(self) -> Language:
         return _language(self.grammar, self.loader)

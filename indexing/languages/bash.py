@@ -17,6 +17,7 @@ DEFINITION_STARTS = (
 SPECS = [
     LanguageSpec(
         name="bash",
+        private_names="_",
         extensions=(".sh", ".bash", ".zsh", ".ksh"),
         filenames=(".bashrc", ".bash_profile", ".profile", ".zshrc"),
         interpreters=("bash", "sh", "zsh", "ksh", "dash", "ash"),

@@ -22,6 +22,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="c",
+        private_words=("static",),
         extensions=(".c", ".h"),
         grammar="tree_sitter_c",
         query=QUERY,

@@ -20,6 +20,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="csharp",
+        private_words=("private",),
         extensions=(".cs",),
         grammar="tree_sitter_c_sharp",
         query=QUERY,

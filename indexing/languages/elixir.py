@@ -25,6 +25,7 @@ QUERY = f"""
 SPECS = [
     LanguageSpec(
         name="elixir",
+        private_words=("defp", "defmacrop"),
         extensions=(".ex", ".exs"),
         interpreters=("elixir",),
         modes=("elixir",),

@@ -19,6 +19,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="go",
+        private_names="[a-z_]",
         extensions=(".go",),
         grammar="tree_sitter_go",
         wheel_tags=("tree_sitter_go",),

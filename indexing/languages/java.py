@@ -12,6 +12,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="java",
+        private_words=("private",),
         extensions=(".java",),
         grammar="tree_sitter_java",
         wheel_tags=("tree_sitter_java",),

@@ -19,6 +19,8 @@ DEFINITION_STARTS = (
 SPECS = [
     LanguageSpec(
         name="javascript",
+        private_names=r"[_#]",
+        special_names="constructor",
         extensions=(".js", ".mjs", ".cjs", ".jsx"),
         interpreters=("node", "nodejs"),
         modes=("js", "javascript"),

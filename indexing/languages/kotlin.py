@@ -16,6 +16,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="kotlin",
+        private_words=("private",),
         extensions=(".kt", ".kts"),
         grammar="tree_sitter_kotlin",
         query=QUERY,

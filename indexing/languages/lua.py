@@ -12,6 +12,8 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="lua",
+        private_names="_",
+        special_names=r"__\w+",
         extensions=(".lua",),
         interpreters=("lua", "luajit"),
         modes=("lua",),

@@ -11,6 +11,8 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="php",
+        private_words=("private",),
+        special_names=r"__\w+",
         extensions=(".php", ".phtml", ".php5", ".php7", ".phpt"),
         interpreters=("php",),
         modes=("php",),

@@ -5,6 +5,8 @@ from indexing.languages import LanguageSpec
 SPECS = [
     LanguageSpec(
         name="python",
+        private_names=r"_(?!_)",
+        special_names=r"__.*__",
         extensions=(".py", ".pyi"),
         grammar="tree_sitter_python",
         doc_lines=("#",),

@@ -11,6 +11,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="ruby",
+        special_names=r"initialize|method_missing|respond_to_missing\?|to_s|inspect|<=>|==",
         extensions=(".rb", ".rake", ".gemspec", ".ru"),
         filenames=("Rakefile", "Gemfile", "Guardfile", "Vagrantfile"),
         interpreters=("ruby", "jruby"),

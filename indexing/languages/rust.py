@@ -14,6 +14,8 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="rust",
+        public_words=("pub",),
+        no_visibility=("impl", "unsafe impl"),
         extensions=(".rs",),
         grammar="tree_sitter_rust",
         wheel_tags=("tree_sitter_rust",),

@@ -6,6 +6,7 @@ from indexing.languages import LanguageSpec
 SPECS = [
     LanguageSpec(
         name="scala",
+        private_words=("private",),
         extensions=(".scala", ".sc"),
         grammar="tree_sitter_scala",
         wheel_tags=("tree_sitter_scala",),

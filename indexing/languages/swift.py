@@ -17,6 +17,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="swift",
+        private_words=("private", "fileprivate"),
         extensions=(".swift",),
         grammar="tree_sitter_swift",
         query=QUERY,

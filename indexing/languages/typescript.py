@@ -32,6 +32,9 @@ _COMMON = dict(
     attached_types=frozenset({"decorator"}),
     doc_lines=("///",),
     definition_starts=DEFINITION_STARTS,
+    private_names=r"[_#]",
+    private_words=("private",),
+    special_names="constructor",
 )
 
 SPECS = [

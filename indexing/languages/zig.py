@@ -17,6 +17,7 @@ QUERY = """
 SPECS = [
     LanguageSpec(
         name="zig",
+        public_words=("pub",),
         extensions=(".zig",),
         grammar="tree_sitter_zig",
         query=QUERY,

@@ -164,7 +164,8 @@ def _evaluate(
             query_metrics(relevances, gold_relevances, k=k, primary=primary)
             | file_metrics([row["path"] for row in rows], [(g.path, g.primary) for g in query.gold])
         )
-        entry = {"id": query.query_id, "kind": query.kind} if query.kind else {}
+        # Every row by its id, so that two reports pair query by query (benchmarks.questions).
+        entry = {"id": query.query_id} | ({"kind": query.kind} if query.kind else {})
         if query.language:
             entry["language"] = query.language
         if query.kind == "symbol":

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
+from indexing.languages import language_named
 from indexing.lexical import code_tokens, tokenize
 from indexing.unit_text import identifier_words, path_text
 from search.filters import is_test_path
@@ -79,7 +80,7 @@ FEATURES = (
     "is_class",
     "is_test",
     "is_private",
-    "is_dunder",
+    "is_special",
     "is_property",
     "is_overload",
     "same_name_candidates",
@@ -123,6 +124,8 @@ class UnitWords:
     context: frozenset[str]
     name_words: int
     body_lines: int
+    is_private: bool  # internal by the language's convention (`_helper`, Go's `helper`, `static`)
+    is_special: bool  # a name the language calls itself (`__init__`, `constructor`, `__get`)
     is_property: bool
     is_overload: bool
 
@@ -169,6 +172,7 @@ def _unit_words(
     span = _docstring_span(code, docstring, signature, language)
     without_docstring = code if span is None else code[: span[0]] + code[span[1] :]
     name_words = identifier_words(name)
+    spec = language_named(language)
     return UnitWords(
         name=frozenset(stems(name_words)),
         qualname=frozenset(stems(identifier_words(qualname))),
@@ -182,6 +186,8 @@ def _unit_words(
         # Lines as if the docstring were one line (as the benchmark's `pass` is): see the
         # module docstring for why its length must not show.
         body_lines=max(lines - (code.count("\n", *span) if span else 0), 1),
+        is_private=spec is not None and spec.is_private(name, signature),
+        is_special=spec is not None and spec.is_special(name),
         is_property="property" in decorators,
         is_overload="overload" in decorators,
     )
@@ -237,8 +243,8 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
                 unit.kind == "method",
                 unit.kind == "class",
                 is_test_path(unit.path),
-                unit.name.startswith("_") and not unit.name.startswith("__"),
-                unit.name.startswith("__") and unit.name.endswith("__"),
+                words.is_private,
+                words.is_special,
                 words.is_property,
                 words.is_overload,
                 names[unit.name] - 1,

@@ -62,6 +62,16 @@ def test_reports_of_other_queries_are_refused():
         compare(report({"q1": 1.0}), report({"q2": 1.0}))
 
 
+def test_a_grown_set_is_compared_on_the_queries_both_hold_when_asked():
+    before, grown = report({"q1": 0.0, "q2": 0.5}), report({"q1": 1.0, "q2": 0.5, "q3": 0.0})
+    with pytest.raises(SystemExit):
+        compare(before, grown)
+    out = compare(before, grown, shared_only=True)
+    assert out["all"]["n_queries"] == 2 and out["all"]["ndcg@10"]["new"] == 0.75
+    with pytest.raises(SystemExit):  # nothing in common is still refused
+        compare(report({"q1": 1.0}), report({"q2": 1.0}), shared_only=True)
+
+
 def test_file_figures_are_compared_where_both_reports_have_them():
     base, new = report({"q1": 0.5, "q2": 0.5}), report({"q1": 0.5, "q2": 0.5})
     for row, recall in zip(base["per_query"], (0.5, 0.0), strict=True):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing.languages import CODE_LANGUAGES, language_for_path
+from indexing.languages import CODE_LANGUAGES, language_for_path, language_named
 from indexing.parsing import CLASS, FUNCTION, METHOD, MODULE, parse_source
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "polyglot"
@@ -330,3 +330,18 @@ def test_an_extensionless_script_is_parsed_as_its_language():
     assert [(u.kind, u.name) for u in parsed.units if u.kind == "function"] == [
         ("function", "greet")
     ]
+
+
+def test_rust_impl_blocks_carry_no_visibility():
+    rust = language_named("rust")
+    assert rust.is_private("Version", "struct Version")
+    assert not rust.is_private("Version", "pub struct Version")
+    assert not rust.is_private("Version", "impl Version")
+    assert not rust.is_private("Version", "impl fmt::Display for Version")
+
+
+def test_python_keeps_its_own_conventions():
+    python = language_named("python")
+    assert python.is_private("_helper", "def _helper()")
+    assert not python.is_private("__mangled", "def __mangled()")
+    assert python.is_special("__init__") and not python.is_special("init")

@@ -130,3 +130,5 @@ def test_evaluate_snippet_corpus(tmp_path):
     report = json.loads(out.read_text())
     assert report["success@1"] == 1.0 and report["corpus_units"] == {"cosqa": 3}
     assert report["per_query"][0]["results"][0]["path"] == "0"
+    # Rows without a kind carry their id too: two CoSQA reports pair query by query.
+    assert len({entry["id"] for entry in report["per_query"]}) == 2

@@ -152,3 +152,27 @@ def test_a_languages_syntax_words_match_no_question():
     )
     # Lua's `function` and `end` are its syntax, not the question's words.
     assert column(rows, "code_share_of_query") == [0.5, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("language", "name", "signature", "private", "special"),
+    [
+        ("go", "dialContext", "func (d *Dialer) dialContext(ctx context.Context)", 1, 0),
+        ("go", "DialContext", "func (d *Dialer) DialContext(ctx context.Context)", 0, 0),
+        ("rust", "parse", "fn parse(input: &str) -> Version", 1, 0),
+        ("rust", "parse", "pub fn parse(input: &str) -> Version", 0, 0),
+        ("typescript", "flush", "private flush(): void", 1, 0),
+        ("typescript", "constructor", "constructor(options: Options)", 0, 1),
+        ("php", "__construct", "public function __construct()", 0, 1),
+        ("c", "grow", "static int grow(buffer *b, size_t n)", 1, 0),
+        ("ruby", "initialize", "def initialize(options)", 0, 1),
+        ("markdown", "_Install_", "", 0, 0),  # a section has neither
+    ],
+)
+def test_internal_and_special_in_each_language(language, name, signature, private, special):
+    # The ranker reads Python's `_helper` and `__init__` in each language's own terms.
+    candidate = SimpleNamespace(**vars(unit(f"Dialer.{name}")), language=language)
+    candidate.signature = signature
+    matrix = feature_matrix("dial a context", [Candidate(candidate, 0.5, 0.5, 1.0)])
+    assert column(matrix, "is_private") == [private]
+    assert column(matrix, "is_special") == [special]
