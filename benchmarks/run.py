@@ -53,28 +53,31 @@ def quality() -> str:
             f"| {label} | {data['queries']} | {cells} | {fast_cells} | {difference(paired['mrr'])} "
             f"| {difference(paired['ndcg@10'])} |"
         )
-    rounds, semble = report("questions-round.json"), report("questions-semble-tune.json")
+    today = report("questions-fast-tune.json")
+    semble = report("ranker-languages.json")["after_against_semble_questions_tune_270"]
     lines += [
         "",
-        "Developer questions (tuning part, its 270 rows before the 69 architecture rows of "
-        "95d233b; `python manage.py evaluate --format questions benchmarks/questions/dev --part "
-        "tune`, compared with `python -m benchmarks.questions compare`; semble 0.7.0 given our "
-        "static tier's table by `python -m benchmarks.semble_questions table`, then "
-        "`python -m benchmarks.semble_questions`). "
-        "Reports `docs/eval/questions-round.json`, `docs/eval/questions-semble-tune.json`:",
+        f"Developer questions (tuning part, {today['n_queries']} rows; `python manage.py "
+        "evaluate --format questions benchmarks/questions/dev --part tune`, report "
+        "`docs/eval/questions-fast-tune.json`, after phase 2). semble 0.7.0 given our static "
+        "tier's table (`python -m benchmarks.semble_questions table`, then "
+        "`python -m benchmarks.semble_questions`, `docs/eval/questions-semble-tune.json`) on the "
+        "270 rows it was run on, before the 69 architecture rows of 95d233b, paired by "
+        "`python -m benchmarks.questions compare SEMBLE.json FAST.json --shared` "
+        "(`docs/eval/ranker-languages.json`):",
         "",
-        "| kind | queries | fast mode NDCG@10 | Δ against the pipeline before the questions [95%] "
-        "| semble NDCG@10 |",
-        "| --- | --- | --- | --- | --- |",
+        "| kind | queries | fast mode NDCG@10 | on the 270: fast mode | semble | Δ [95%] |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for kind in ("all", "symbol", "behaviour", "architecture"):
-        row = rounds["tune"][kind]["ndcg@10"]
-        theirs = semble["ndcg@10"] if kind == "all" else semble["by_kind"][kind]["ndcg@10"]["mean"]
-        n = rounds["tune"][kind]["n_queries"]
-        low, high = row["ci95"]
+        ours = today if kind == "all" else today["by_kind"][kind]
+        n, ndcg = ours["n_queries"], ours["ndcg@10"]
+        ndcg = ndcg if kind == "all" else ndcg["mean"]
+        shared = semble[kind]["ndcg@10"]
+        low, high = shared["ci95"]
         lines.append(
-            f"| {kind} | {n} | {row['new']:.3f} "
-            f"| {row['difference']:+.3f} [{low:+.3f}, {high:+.3f}] | {theirs:.3f} |"
+            f"| {kind} | {n} | {ndcg:.3f} | {shared['new']:.3f} | {shared['base']:.3f} "
+            f"| {shared['difference']:+.3f} [{low:+.3f}, {high:+.3f}] |"
         )
     return "\n".join(lines)
 
