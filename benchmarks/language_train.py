@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.package_benchmark import usable_query
+from indexing.code_comments import BLOCK_CLOSERS, BLOCK_OPENERS, LINE_MARKERS
 from indexing.file_selection import iter_source_files
 from indexing.languages import language_named
 from indexing.parsing import parse_source, summary_line
@@ -66,25 +67,21 @@ def definitions(copy_root: Path, language: str) -> list[Definition]:
     return found
 
 
-def blank_doc_comment(lines: list[str], start: int, name: str, markers: tuple[str, ...]) -> bool:
+def blank_doc_comment(lines: list[str], start: int, name: str) -> None:
     """Blank the comment lines a definition's span opens with (`start`, 0-based), up to the
-    line that names it; False where nothing was blanked."""
-    blanked = False
+    line that names it, with the comment markers the parser reads docs by."""
     in_block = False
     for row in range(start, min(len(lines), start + 400)):
         text = lines[row].strip()
-        if not in_block and name in text and not text.startswith(markers):
+        # `*` too: a JSDoc line that closes a block early (`{@link a */b}`) ends no comment.
+        is_comment = in_block or text.startswith((*LINE_MARKERS, *BLOCK_OPENERS, "*"))
+        if not is_comment and name in text:
             break
-        if in_block or text.startswith(markers):
-            in_block = (in_block or text.startswith(("/*", "{-", "--[["))) and not text.endswith(
-                ("*/", "-}", "]]")
+        if is_comment:
+            in_block = (in_block or text.startswith(BLOCK_OPENERS)) and not text.endswith(
+                BLOCK_CLOSERS
             )
             lines[row] = "\n" if lines[row].endswith("\n") else ""
-            blanked = True
-    return blanked
-
-
-_COMMENT_MARKERS = ("///", "//", "/*", "*", "#", "--", "{-")
 
 
 def strip_docs(copy_root: Path, asked: list[Definition]) -> list[Definition]:
@@ -105,9 +102,7 @@ def strip_docs(copy_root: Path, asked: list[Definition]) -> list[Definition]:
         lines = source.decode("utf-8", errors="replace").splitlines(keepends=True)
         for definition in wanted:
             if definition.qualname in starts:
-                blank_doc_comment(
-                    lines, starts[definition.qualname], definition.name, _COMMENT_MARKERS
-                )
+                blank_doc_comment(lines, starts[definition.qualname], definition.name)
         stripped = "".join(lines).encode("utf-8")
         file.write_bytes(stripped)
         docs = {u.qualname: u.docstring for u in parse_source(stripped, path=path).units}

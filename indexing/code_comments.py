@@ -39,9 +39,9 @@ _BODY_TYPES = frozenset(
         "struct_declaration",
     }
 )
-_BLOCK_OPENERS = ("/**", "/*!", "/*", "{-|", "{-", "--[[")
-_BLOCK_CLOSERS = ("*/", "-}", "]]")
-_LINE_MARKERS = ("///", "//!", "//", "-- |", "--|", "-- ^", "---", "--", "#!", "#")
+BLOCK_OPENERS = ("/**", "/*!", "/*", "{-|", "{-", "--[[")
+BLOCK_CLOSERS = ("*/", "-}", "]]")
+LINE_MARKERS = ("///", "//!", "//", "-- |", "--|", "-- ^", "---", "--", "#!", "#")
 _XML_TAG = re.compile(r"</?(summary|remarks|para|returns|value|example|c|code)\s*>")
 _LICENCE = re.compile(r"copyright|licen[cs]e|spdx|generated|-\*-|frozen_string_literal", re.I)
 
@@ -96,15 +96,15 @@ def doc_above(lines: list[str], row: int, spec: LanguageSpec) -> tuple[int, str]
     if above < 0:
         return None
     last = lines[above].strip()
-    if spec.doc_blocks and last.endswith(_BLOCK_CLOSERS):
+    if spec.doc_blocks and last.endswith(BLOCK_CLOSERS):
         first = above
         while first >= 0 and above - first < 400:
-            if lines[first].lstrip().startswith(_BLOCK_OPENERS):
+            if lines[first].lstrip().startswith(BLOCK_OPENERS):
                 break
             first -= 1
         if first < 0 or not lines[first].lstrip().startswith(spec.doc_blocks):
             return None
-        if first != above and not lines[first].strip().startswith(_BLOCK_OPENERS):
+        if first != above and not lines[first].strip().startswith(BLOCK_OPENERS):
             return None
         return first, _clean_comment(lines[first : above + 1])
     if not spec.doc_lines:
@@ -126,16 +126,16 @@ def _clean_comment(lines: list[str]) -> str:
     cleaned = []
     for raw in lines:
         line = raw.strip()
-        for opener in _BLOCK_OPENERS:
+        for opener in BLOCK_OPENERS:
             if line.startswith(opener):
                 line = line[len(opener) :]
                 break
-        for closer in _BLOCK_CLOSERS:
+        for closer in BLOCK_CLOSERS:
             if line.endswith(closer):
                 line = line[: -len(closer)]
                 break
         line = line.rstrip()
-        for marker in _LINE_MARKERS:
+        for marker in LINE_MARKERS:
             if line.startswith(marker):
                 line = line[len(marker) :]
                 break
@@ -194,7 +194,7 @@ def signature(definition: Definition, signature_node: Node | None, source: bytes
     else:
         header = node_text(outer, source).split("\n", 1)[0]
         header = header.split("{", 1)[0]
-    kept = [line for line in header.split("\n") if not line.strip().startswith(_LINE_MARKERS)]
+    kept = [line for line in header.split("\n") if not line.strip().startswith(LINE_MARKERS)]
     header = " ".join(" ".join(kept).split()).rstrip("{:= ").strip()
     return header[:SIGNATURE_CHARS]
 
@@ -213,10 +213,10 @@ def module_doc_comment(lines: list[str], spec: LanguageSpec, first_lines: set[in
         return "", range(0)
     line = lines[row].lstrip()
     end = row
-    if spec.module_doc_blocks and line.startswith(_BLOCK_OPENERS):
+    if spec.module_doc_blocks and line.startswith(BLOCK_OPENERS):
         if not line.startswith(spec.module_doc_blocks):
             return "", range(0)
-        while end < len(lines) and not lines[end].rstrip().endswith(_BLOCK_CLOSERS):
+        while end < len(lines) and not lines[end].rstrip().endswith(BLOCK_CLOSERS):
             end += 1
     elif spec.module_doc_lines and line.startswith(spec.module_doc_lines):
         marker = re.match(r"[^\w\s|^]+", line).group()
