@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -38,7 +37,6 @@ from search.filters import is_test_path
 
 MANIFEST = Path(__file__).resolve().parent / "questions" / "languages" / "train-corpora.json"
 ASKED_KINDS = ("function", "method", "class")
-_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -130,10 +128,9 @@ def build_corpus(entry: CorpusEntry, corpora: Path, out: Path, per_kind: int) ->
     places: dict[str, list[Definition]] = {}
     for definition in found:
         places.setdefault(definition.qualname, []).append(definition)
-    # A name defined in three places or fewer, with a word in it: what a developer types.
+    # A name of four characters or more defined in three places or fewer: what a developer types.
     symbols = sorted(
-        (q for q, defs in places.items() if len(defs) <= 3 and len(q) >= 4 and _WORD.search(q)),
-        key=_order,
+        (q for q, defs in places.items() if len(defs) <= 3 and len(q) >= 4), key=_order
     )
     symbols = [q for q in symbols if any(not is_test_path(d.path) for d in places[q])]
 

@@ -242,13 +242,7 @@ def api_search(request, params: Query[SearchParams]):
     callers see public repositories; a session or bearer token adds the caller's own."""
 
     def ask(repositories, checked: SearchRequest):
-        return search_across(
-            repositories=repositories,
-            query=checked["q"],
-            k=checked["k"],
-            mode=checked["mode"],
-            filters=checked.filters,
-        )
+        return search_across(repositories=repositories, **checked.search_arguments())
 
     return _answered(request, params, ask, code=params.code)
 

@@ -98,13 +98,7 @@ def search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     if refusal is not None:
         raise ToolError(refusal.message)
     try:
-        response = search_across(
-            repositories=repositories,
-            query=request_["q"],
-            k=request_["k"],
-            mode=request_["mode"],
-            filters=request_.filters,
-        )
+        response = search_across(repositories=repositories, **request_.search_arguments())
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
     from search.presenters import lead_notices

@@ -138,6 +138,15 @@ class SearchRequest:
             languages=tuple(self.values.get("lang", ())),
         )
 
+    def search_arguments(self) -> dict[str, Any]:
+        """What `search` and `search_across` take from a request, besides the repositories."""
+        return {
+            "query": self.values["q"],
+            "k": self.values["k"],
+            "mode": self.values["mode"],
+            "filters": self.filters,
+        }
+
 
 def search_params(raw: Mapping[str, Any], params: Iterable[Param] = SEARCH_PARAMS) -> SearchRequest:
     """Each parameter checked, or ParamError with the first one's message. A missing or empty

@@ -140,13 +140,7 @@ class Command(BaseCommand):
 
     def _answer(self, repository, checked: SearchRequest, *, as_json) -> None:
         try:
-            response = search(
-                repository=repository,
-                query=checked["q"],
-                k=checked["k"],
-                mode=checked["mode"],
-                filters=checked.filters,
-            )
+            response = search(repository=repository, **checked.search_arguments())
         except SearchError as exc:
             raise CommandError(str(exc)) from exc
         for notice in response.notices:
