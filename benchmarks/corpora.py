@@ -7,15 +7,18 @@ root is the copy the rows were written against.
     python -m benchmarks.corpora record [--only NAME ...]   # after adding a corpus by hand
 
 npm packages come from `npm pack`, Debian packages from `apt-get download` and `dpkg-deb -x`,
-PyPI source distributions from `pip download --no-binary :all:`; each is unpacked into
-`<into>/<ecosystem>/<package>-<version>/`. Benchmark tooling only: nothing in the product
-downloads or needs these.
+PyPI source distributions from `pip download --no-binary :all:`, a git repository (`package`
+is `owner/name` on GitHub, `version` the full commit) from a local mirror of it
+(`<mirrors>/<owner>+<name>/repo`, a bare git directory: --mirrors or REPORIFT_GIT_MIRRORS) or
+else a clone from GitHub; each is unpacked into `<into>/<ecosystem>/<package>-<version>/`.
+Benchmark tooling only: nothing in the product downloads or needs these.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -51,7 +54,21 @@ def _untar(archive: Path, into: Path) -> None:
         tar.extractall(into, filter="data")  # no paths out of `into`, no device files
 
 
-def download_and_unpack(entry: CorpusEntry, target: Path) -> None:
+def _git_dir(entry: CorpusEntry, mirrors: Path | None, work: Path) -> Path:
+    """A git directory holding the entry's commit: the local mirror, else a fresh clone."""
+    if mirrors is not None:
+        mirror = mirrors / entry.package.replace("/", "+") / "repo"
+        if mirror.is_dir():
+            return mirror
+    clone = work / "clone.git"
+    _run(
+        ["git", "clone", "--bare", "--quiet", f"https://github.com/{entry.package}", str(clone)],
+        work,
+    )
+    return clone
+
+
+def download_and_unpack(entry: CorpusEntry, target: Path, mirrors: Path | None = None) -> None:
     """The package of `entry`, unpacked into `target` (made fresh)."""
     with tempfile.TemporaryDirectory(prefix=f"corpus-{entry.name}-") as scratch:
         work = Path(scratch)
@@ -80,6 +97,13 @@ def download_and_unpack(entry: CorpusEntry, target: Path) -> None:
                 work,
             )
             _untar(_only_file(work / "dl", "*.tar.gz"), unpacked)
+        elif entry.ecosystem == "git":
+            git_dir = _git_dir(entry, mirrors, work)
+            archive = work / "tree.tar"
+            _run(
+                ["git", f"--git-dir={git_dir}", "archive", "-o", str(archive), entry.version], work
+            )
+            _untar(archive, unpacked)
         else:
             raise SystemExit(f"{entry.name}: unknown ecosystem {entry.ecosystem!r}")
         if target.exists():
@@ -108,14 +132,16 @@ def chosen(entries: dict[str, CorpusEntry], only: list[str] | None) -> list[Corp
     return [e for name, e in entries.items() if not only or name in only]
 
 
-def fetch(entries: list[CorpusEntry], corpora: Path, *, force: bool) -> int:
+def fetch(
+    entries: list[CorpusEntry], corpora: Path, *, force: bool, mirrors: Path | None = None
+) -> int:
     failed = 0
     for entry in entries:
         if not force and verify(entry, corpora) == "ok":
             print(f"{entry.name}: already there, ok")
             continue
         print(f"{entry.name}: {entry.ecosystem} {entry.package} {entry.version} ...", flush=True)
-        download_and_unpack(entry, entry.unpacked(corpora))
+        download_and_unpack(entry, entry.unpacked(corpora), mirrors)
         status = verify(entry, corpora)
         print(f"{entry.name}: {status}")
         failed += status != "ok"
@@ -142,13 +168,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--into", help="the corpora folder (default: REPORIFT_CORPORA, else var/corpora)"
     )
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=os.environ.get("REPORIFT_GIT_MIRRORS"),
+        help="a folder of bare git mirrors, <owner>+<name>/repo (default: REPORIFT_GIT_MIRRORS)",
+    )
     parser.add_argument("--only", nargs="+", help="these corpora only")
     parser.add_argument("--force", action="store_true", help="fetch again even when ok")
     args = parser.parse_args(argv)
     corpora = corpora_dir(args.into)
     entries = chosen(read_manifest(args.manifest), args.only)
     if args.command == "fetch":
-        return fetch(entries, corpora, force=args.force)
+        mirrors = Path(args.mirrors) if args.mirrors else None
+        return fetch(entries, corpora, force=args.force, mirrors=mirrors)
     if args.command == "record":
         record(args.manifest, entries, corpora)
         return 0

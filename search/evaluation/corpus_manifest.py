@@ -1,5 +1,6 @@
 """Corpora of the other-language question sets: source packages unpacked from a registry (npm,
-Debian, PyPI source distributions), named in a manifest (`corpora.json` beside the rows' folder)
+Debian, PyPI source distributions) or a public git repository at a pinned commit, named in a
+manifest (`corpora.json` beside the rows' folder)
 and found under a corpora folder (REPORIFT_CORPORA, by default the checkout's var/corpora).
 
 A corpus lies at `<corpora>/<ecosystem>/<package>-<version>/<root>`. The manifest records the
@@ -19,7 +20,7 @@ from pathlib import Path
 from search.evaluation.dataset_types import DatasetError, read_json
 
 MANIFEST_NAME = "corpora.json"
-ECOSYSTEMS = ("npm", "debian", "pypi-sdist")
+ECOSYSTEMS = ("npm", "debian", "pypi-sdist", "git")
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "var" / "corpora"
 FIELDS = ("ecosystem", "package", "version", "root", "language")
 
@@ -36,8 +37,10 @@ class CorpusEntry:
     files: int = 0
 
     def unpacked(self, corpora: Path) -> Path:
-        """Where the package is unpacked (the exact version, a Debian epoch included)."""
-        return corpora / self.ecosystem / f"{self.package}-{self.version}"
+        """Where the package is unpacked (the exact version, a Debian epoch included; a git
+        repository `owner/name` at its commit as `owner+name-<commit>`)."""
+        package = self.package.replace("/", "+")
+        return corpora / self.ecosystem / f"{package}-{self.version}"
 
     def directory(self, corpora: Path) -> Path:
         return self.unpacked(corpora) / self.root

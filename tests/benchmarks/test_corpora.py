@@ -4,6 +4,7 @@ client is replaced here by one that writes a package archive: nothing is downloa
 
 import io
 import json
+import subprocess
 import tarfile
 
 import pytest
@@ -67,3 +68,40 @@ def test_an_unknown_corpus_name_is_refused(manifest):
     path, _ = manifest
     with pytest.raises(SystemExit, match="not in the manifest: nope"):
         corpora.main(["check", "--manifest", str(path), "--only", "nope"])
+
+
+def test_a_git_corpus_is_read_from_its_mirror_at_the_pinned_commit(tmp_path, capsys):
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "main.zig").write_text("pub fn main() void {}\n")
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(work), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    commit = subprocess.run(
+        ["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    # A later commit changes the file: the corpus must be the pinned one.
+    (work / "src" / "main.zig").write_text("changed\n")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two")
+    mirrors = tmp_path / "mirrors"
+    subprocess.run(
+        ["git", "clone", "--bare", "-q", str(work), str(mirrors / "someone+toyzig" / "repo")],
+        check=True,
+    )
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    (expected / "main.zig").write_text("pub fn main() void {}\n")
+    digest, files = fingerprint(expected)
+    path = tmp_path / "corpora.json"
+    entry = {"ecosystem": "git", "package": "someone/toyzig", "version": commit, "root": "src",
+             "language": "zig", "sha256": digest, "files": files}  # fmt: skip
+    path.write_text(json.dumps({"toyzig": entry}))
+    into = tmp_path / "corpora"
+    args = ["fetch", "--manifest", str(path), "--into", str(into), "--mirrors", str(mirrors)]
+    assert corpora.main(args) == 0
+    assert (into / "git" / f"someone+toyzig-{commit}" / "src" / "main.zig").is_file()
+    assert "toyzig: ok" in capsys.readouterr().out
