@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from indexing.repository_names import MAX_LENGTH, validate_repository_name
+
 
 class Repository(models.Model):
     class SourceKind(models.TextChoices):
@@ -21,7 +23,10 @@ class Repository(models.Model):
         ARCHIVE = "archive", "Uploaded archive"
         SNIPPETS = "snippets", "Snippet corpus"
 
-    name = models.SlugField(max_length=100, unique=True)
+    # As the project is named on its code host: `telescope.nvim`, `socket.io`.
+    name = models.CharField(
+        max_length=MAX_LENGTH, unique=True, validators=[validate_repository_name]
+    )
     source_kind = models.CharField(max_length=16, choices=SourceKind.choices)
     source = models.CharField(max_length=1000, help_text="Path, git URL or stored archive path")
     ref = models.CharField(max_length=200, blank=True, help_text="Branch, tag or commit (git)")

@@ -28,6 +28,7 @@ from indexing.models import IndexChunk, IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
 from indexing.phase2 import plan as phase2_plan
 from indexing.pipeline import prepare_run, publish_run
+from indexing.repository_names import name_problem
 from indexing.selectors import vector_models
 from indexing.sources import (
     ArchiveSource,
@@ -122,6 +123,10 @@ def repository_submit(
     """A user's request (web page or API) to index a git URL or an uploaded archive: checked,
     created with the user as owner, and queued. IndexingError says what is wrong."""
     git_url = git_url.strip()
+    # The name first: nothing is resolved or stored for a request that cannot be created.
+    problem = name_problem(name)
+    if problem:
+        raise IndexingError(problem)
     if bool(git_url) == bool(archive):
         raise IndexingError("give either a git URL or an archive, not both")
     if Repository.objects.filter(name=name).exists():

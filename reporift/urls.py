@@ -14,7 +14,7 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", api.urls),
-    path("hooks/<str:provider>/<slug:name>", push_webhook, name="push_webhook"),
+    path("hooks/<str:provider>/<repo:name>", push_webhook, name="push_webhook"),
     path("examples/", include("tryouts.urls")),
     path("", include("accounts.urls")),
     path("", include("search.urls")),

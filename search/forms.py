@@ -1,6 +1,7 @@
 from django import forms
 
 from indexing.models import CodeUnit, Repository
+from indexing.repository_names import MAX_LENGTH, validate_repository_name
 from indexing.selectors import repositories_visible_to
 from search.filters import SearchFilters, known_languages
 from search.params import SEARCH_PARAMS, ParamError, search_params, unknown_repository_message
@@ -98,7 +99,7 @@ class SimilarCodeForm(_VisibleRepositories):
 
 
 class IndexRepositoryForm(forms.Form):
-    name = forms.SlugField(max_length=100)
+    name = forms.CharField(max_length=MAX_LENGTH, validators=[validate_repository_name])
     git_url = forms.CharField(max_length=1000, required=False, label="Git URL")
     ref = forms.CharField(max_length=200, required=False, label="Branch, tag or commit")
     archive = forms.FileField(required=False, help_text=".zip, .tar.gz or .tgz")

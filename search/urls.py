@@ -10,8 +10,8 @@ urlpatterns = [
     path("search/jobs/<slug:job_id>/", views.search_job, name="search_job"),
     path("code.css", views.code_css, name="code_css"),
     path("repos/new/", views.repository_new, name="repository_new"),
-    path("repos/<slug:name>/progress/", views.run_progress, name="run_progress"),
-    path("repos/<slug:name>/reindex/", views.repository_reindex, name="repository_reindex"),
-    path("repos/<slug:name>/delete/", views.repository_remove, name="repository_remove"),
-    path("repos/<slug:name>/webhook/", views.repository_webhook, name="repository_webhook"),
+    path("repos/<repo:name>/progress/", views.run_progress, name="run_progress"),
+    path("repos/<repo:name>/reindex/", views.repository_reindex, name="repository_reindex"),
+    path("repos/<repo:name>/delete/", views.repository_remove, name="repository_remove"),
+    path("repos/<repo:name>/webhook/", views.repository_webhook, name="repository_webhook"),
 ]

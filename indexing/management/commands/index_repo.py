@@ -4,11 +4,11 @@ import time
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from django.utils.text import slugify
 from tqdm import tqdm
 
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
+from indexing.repository_names import name_from_source
 from indexing.selectors import nothing_to_read_message
 from indexing.services import index_run_execute, index_run_start, repository_create
 from reporift.commands import DJANGO_OPTIONS
@@ -26,13 +26,14 @@ class Command(BaseCommand):
         parser.add_argument("--ref", default="", help="git branch, tag or commit")
 
     def handle(self, *args, source, name=None, ref="", **options):
-        name = name or slugify(source.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git"))
+        name = name or name_from_source(source)
         repository = Repository.objects.filter(name=name).first()
         if repository is None:
             try:
                 repository = repository_create(name=name, source=source, ref=ref)
             except ValidationError as exc:
-                raise CommandError(f"cannot create repository {name!r}: {exc}") from exc
+                why = "; ".join(exc.messages)
+                raise CommandError(f"cannot create repository {name!r}: {why}") from exc
         elif ref and ref != repository.ref:
             repository.ref = ref
             repository.save(update_fields=["ref"])
