@@ -98,3 +98,23 @@ def test_parameters_are_checked_with_the_apis_words(client, shop, tmp_path):
     from indexing.models import Repository
 
     assert not Repository.objects.exclude(name="shop").exists()
+
+
+def test_a_long_qualified_name_is_elided_for_people_and_whole_in_json(write_repo, client, capsys):
+    from indexing.services import index_run_execute, index_run_start, repository_create
+    from reporift.words import elide_middle
+
+    source = ""
+    for depth in range(20):
+        source += "    " * depth + f"class NestedNamespaceLevel{depth}:\n"
+    source += "    " * 20 + "def resolve_the_handler(self):\n" + "    " * 21 + "return 1\n"
+    repository = repository_create(name="deep", source=str(write_repo({"deep.py": source})))
+    index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    whole = search_json(capsys, "deep", "resolve_the_handler", "--k", "1")[0]["qualname"]
+    assert len(whole) > 400 and whole.endswith(".resolve_the_handler")
+    call_command("search", "deep", "resolve_the_handler", "--k", "1")
+    line = capsys.readouterr().out.splitlines()[0]
+    assert "…" in line and ".resolve_the_handler  (method)" in line and len(line) < 200
+    page = client.get("/search/", {"repo": "deep", "q": "resolve_the_handler"}).content.decode()
+    # Whole on hover, cut in the middle on the line.
+    assert f'title="{whole}"' in page and f">{elide_middle(whole)}</span>" in page

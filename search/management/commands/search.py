@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import CodeUnit, Repository
 from reporift.commands import DJANGO_OPTIONS
-from reporift.words import plural
+from reporift.words import elide_middle, plural
 from search.params import ParamError, SearchRequest, search_params, unknown_repository_message
 from search.presenters import result_for_api
 from search.services import MODES, SearchError, search
@@ -152,7 +152,7 @@ class Command(BaseCommand):
             return
         for row in rows:
             self.stdout.write(
-                f"{row['rank']:>3}. {row['qualname']}  ({row['kind']})  "
+                f"{row['rank']:>3}. {elide_middle(row['qualname'])}  ({row['kind']})  "
                 f"{row['path']}:{row['start_line']}-{row['end_line']}  "
                 f"score={row['score']:.4f}  [{','.join(row['streams'])}]"
             )
