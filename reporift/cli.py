@@ -4,6 +4,8 @@
     reporift search NAME "QUERY" [--k 10] [--mode fast|full] [--json] [--files PATH]
                     [--kind KIND] [--lang LANG] [--exclude-tests]
                                                       or: reporift search --path DIR "QUERY"
+    reporift locate NAME --issue FILE [--k 10] [--json]    an issue's files to change (or stdin;
+                                                      or: reporift locate --path DIR --issue FILE)
     reporift evaluate DATASET [--format ...] [--ablate] [--out report.json]
     reporift mcp [--user NAME]                             MCP over stdio for coding agents
     reporift token USERNAME [--name NAME]                  = manage.py create_api_token

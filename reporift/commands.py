@@ -22,6 +22,7 @@ DJANGO_OPTIONS = {
 COMMANDS = {
     "index": "index_repo",
     "search": "search",
+    "locate": "locate",
     "evaluate": "evaluate",
     "mcp": "mcp",
     "token": "create_api_token",

@@ -477,6 +477,8 @@ REPORIFT = {
         "CANDIDATES": 30,  # size of the ordered candidate set handed to the reranker (full mode)
         "MAX_K": 100,
         "MAX_QUERY_CHARS": 1000,
+        # An issue pasted whole (search.locate): a bug report with its traceback and snippets.
+        "MAX_ISSUE_CHARS": 32_000,
         # Code to code (search.similar): how deep the code vectors and BM25 over the snippet's
         # words each gather candidates (20 found what 50 found on the vendored-copy set, at
         # less cost), and the weights of the similarities that order them, chosen on that

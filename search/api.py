@@ -1,5 +1,5 @@
-"""JSON API with an OpenAPI schema (django-ninja): /api/search, /api/similar, /api/repos. Docs at
-/api/docs."""
+"""JSON API with an OpenAPI schema (django-ninja): /api/search, /api/locate, /api/similar,
+/api/repos. Docs at /api/docs."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from search.across import search_across
 from search.errors import search_unavailable_message
 from search.file_groups import grouped_results
 from search.params import (
+    LOCATE_PARAMS,
     SEARCH_PARAMS,
     SIMILAR_PARAMS,
     ParamError,
@@ -36,6 +37,7 @@ from search.params import (
 from search.presenters import (
     freshness_as_dict,
     lead_notices,
+    located_for_api,
     response_for_api,
     run_as_dict,
 )
@@ -245,6 +247,79 @@ def api_search(request, params: Query[SearchParams]):
         return search_across(repositories=repositories, **checked.search_arguments())
 
     return _answered(request, params, ask, code=params.code)
+
+
+@api.post("/search", response=SEARCH_RESPONSES)
+def api_search_post(request, params: SearchParams):
+    """`GET /search` with its fields in a JSON body: for a query too long for a URL, such as a
+    whole issue (up to 32,000 characters), whose results are the units of the files it points
+    to (`POST /locate` ranks the files themselves)."""
+    return api_search(request, params)
+
+
+class LocatedFileOut(Schema):
+    rank: int
+    path: str
+    repository: str
+    score: float
+    reasons: list[str]  # what brought it: "traceback frame (line 12 in parse)", "defines `X`"
+    lines: list[list[int]]  # its best units' [start, end]
+    units: list[ResultOut]
+
+
+class LocateOut(Schema):
+    index_phase: int
+    notices: list[str]
+    timings_ms: dict[str, float]
+    clues: dict  # what was read from the issue: title, frames, paths, names, errors
+    files: list[LocatedFileOut]
+
+
+LocateParams = api_schema(
+    "LocateParams",
+    LOCATE_PARAMS,
+    repo=(str, Field(..., description="the repository to look in")),
+    code=(bool, Field(False, description="each unit's whole code too")),
+)
+
+
+@api.post(
+    "/locate",
+    response={
+        200: LocateOut,
+        400: ErrorOut,
+        401: ErrorOut,
+        404: ErrorOut,
+        429: ErrorOut,
+        503: ErrorOut,
+    },
+)
+def api_locate(request, params: LocateParams):
+    """Paste an issue (a bug report with its traceback, snippets, commands), get the files of
+    the repository to change, best first, each with why it came and its best units."""
+    from search.locate import locate_files
+
+    try:
+        checked = search_params(params.model_dump(), LOCATE_PARAMS)
+    except ParamError as exc:
+        return 400, {"detail": str(exc)}
+    repository, error = visible_repository(request, params.repo)
+    if error:
+        return error
+    user, _ = caller(request)
+    refusal = search_refusal(request, user, mode="fast")
+    if refusal is not None:
+        return refusal.status, {"detail": refusal.message}
+    try:
+        located = locate_files(
+            repository=repository, issue=checked["issue"], k=checked["k"], filters=checked.filters
+        )
+    except SearchError as exc:
+        return 400, {"detail": str(exc)}
+    except Exception as exc:
+        logger.exception("API locate failed")
+        return 503, {"detail": search_unavailable_message(exc)}
+    return 200, located_for_api(located, code=params.code)
 
 
 @api.get("/similar", response=SEARCH_RESPONSES)

@@ -4,7 +4,13 @@ from indexing.models import CodeUnit, Repository
 from indexing.repository_names import MAX_LENGTH, validate_repository_name
 from indexing.selectors import repositories_visible_to
 from search.filters import SearchFilters, known_languages
-from search.params import SEARCH_PARAMS, ParamError, search_params, unknown_repository_message
+from search.params import (
+    LOCATE_PARAMS,
+    SEARCH_PARAMS,
+    ParamError,
+    search_params,
+    unknown_repository_message,
+)
 
 
 class _RepositoryChoice(forms.ModelChoiceField):
@@ -95,6 +101,27 @@ class SimilarCodeForm(_VisibleRepositories):
         data = super().clean()
         if not (data.get("code") or "").strip() and not data.get("like"):
             raise forms.ValidationError("paste some code, or pick a result's “similar code”")
+        return data
+
+
+class IssueForm(_VisibleRepositories):
+    """The page's "paste an issue": one repository, the issue as written; `search.params`
+    checks the values (its limit message is the API's, MCP's and the CLI's)."""
+
+    issue = forms.CharField(required=False, strip=False)
+    k = forms.CharField(required=False)
+    exclude_tests = forms.BooleanField(required=False)
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("repo"):
+            raise forms.ValidationError("pick the repository to look in")
+        try:
+            self.request = search_params(
+                {name: data.get(name) for name in ("issue", "k", "exclude_tests")}, LOCATE_PARAMS
+            )
+        except ParamError as exc:
+            raise forms.ValidationError(str(exc)) from None
         return data
 
 

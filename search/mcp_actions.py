@@ -112,6 +112,46 @@ def search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def locate(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
+    """`locate_files`: the issue's files in one repository (the only one reachable when the
+    caller names none)."""
+    from search.locate import locate_files
+    from search.params import LOCATE_PARAMS, ParamError, search_params
+    from search.presenters import located_for_api
+    from search.ratelimit import search_refusal
+    from search.services import SearchError
+
+    raw = {
+        "issue": arguments.get("issue"),
+        "k": arguments.get("k"),
+        "path": arguments.get("path"),
+        "exclude_tests": arguments.get("exclude_tests"),
+        "lang": arguments.get("languages"),
+    }
+    try:
+        checked = search_params(raw, LOCATE_PARAMS)
+    except ParamError as exc:
+        raise ToolError(str(exc)) from exc
+    name = arguments.get("repository") or ""
+    if not name:
+        searchable = list(scope.filter(active_run__isnull=False)[:2])
+        if len(searchable) != 1:
+            raise ToolError("name the repository to look in (list_repositories shows yours)")
+        repository = searchable[0]
+    else:
+        repository = visible(scope, name)
+    refusal = search_refusal(request, user, mode="fast")
+    if refusal is not None:
+        raise ToolError(refusal.message)
+    try:
+        located = locate_files(
+            repository=repository, issue=checked["issue"], k=checked["k"], filters=checked.filters
+        )
+    except SearchError as exc:
+        raise ToolError(str(exc)) from exc
+    return {"repository": repository.name, **located_for_api(located)}
+
+
 def answer(repositories, response) -> dict[str, Any]:
     from search.presenters import result_as_dict
 

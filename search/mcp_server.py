@@ -24,13 +24,17 @@ from mcp.server.transport_security import TransportSecuritySettings
 from search import mcp_actions as actions
 
 INSTRUCTIONS = """\
-RepoRift searches indexed Python repositories by meaning. Start with list_repositories, then
-search_code with a plain-language description of the behaviour you are looking for (e.g. "where
-do we retry failed HTTP calls"). Results are functions, methods and classes with their file,
-line span and a short excerpt; fetch a whole unit or a file's lines with get_code; find code that
-does what a snippet or a found unit does with find_similar_code; see what a found unit does when
-called with run_example (an LLM writes and runs a short example in a sandbox). Fast mode
-answers in well under a second; full mode asks an LLM and can take many seconds."""
+RepoRift searches indexed repositories (19 languages, their docs and configuration) by meaning.
+Start with list_repositories, then search_code with a plain-language description of the
+behaviour you are looking for (e.g. "where do we retry failed HTTP calls") or a name. Working on
+an issue? Pass its whole text (title, traceback, snippets; up to 32,000 characters) to
+locate_files: it returns the files to change, best first, each with why it came (a traceback
+frame, a name it defines, an error message it raises) and its best units. Results are functions,
+methods and classes with their file, line span and a short excerpt; fetch a whole unit or a
+file's lines with get_code; find code that does what a snippet or a found unit does with
+find_similar_code; see what a found unit does when called with run_example (an LLM writes and
+runs a short example in a sandbox). Fast mode answers in well under a second; full mode asks an
+LLM and can take many seconds."""
 
 # What identifies the caller of a tool call: a user, or None for an anonymous caller. It raises
 # ToolError when the caller must be refused.
@@ -138,6 +142,34 @@ def build_server(
             "languages": languages or [],
         }
         return await searched(ctx, actions.search, arguments)
+
+    @server.tool()
+    async def locate_files(
+        issue: str,
+        ctx: Context,
+        repository: str = "",
+        k: int = 10,
+        path: str = "",
+        exclude_tests: bool = False,
+        languages: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """The files to change for an issue: pass the issue's whole text as written (title,
+        description, traceback, error messages, code blocks, commands; up to 32,000
+        characters; nothing is cut). Returns the repository's files, best first (`k` of them,
+        up to 100), each with `reasons` (what in the issue points at it: a traceback frame, a
+        path it mentions, a name the file defines, an error message its code says, its words)
+        and its best units with their lines; and the `clues` read from the issue. `path`,
+        `languages` and `exclude_tests` filter the files as search_code's do. `repository` may
+        be left out when you can reach only one."""
+        arguments = {
+            "repository": repository,
+            "issue": issue,
+            "k": k,
+            "path": path,
+            "exclude_tests": exclude_tests,
+            "languages": languages or [],
+        }
+        return await searched(ctx, actions.locate, arguments)
 
     @server.tool()
     async def find_similar_code(

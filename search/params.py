@@ -16,8 +16,9 @@ from typing import Any
 from indexing.models import CodeUnit
 from search.file_groups import GROUPS
 from search.filters import SearchFilters, parse_languages
+from search.results import SearchError
 from search.retrieval import search_config
-from search.services import MODES
+from search.services import MODES, query_text
 
 
 class ParamError(ValueError):
@@ -35,13 +36,10 @@ class Param:
 
 
 def _query(value: Any) -> str:
-    query = " ".join(str(value or "").split())
-    if not query:
-        raise ParamError("the query is empty")
-    limit = search_config()["MAX_QUERY_CHARS"]
-    if len(query) > limit:
-        raise ParamError(f"the query is longer than {limit} characters (it has {len(query)})")
-    return query
+    try:
+        return query_text(str(value or ""))
+    except SearchError as exc:
+        raise ParamError(str(exc)) from None
 
 
 def _k(value: Any) -> int:
@@ -95,7 +93,15 @@ def _flag(value: Any) -> bool:
 
 
 SEARCH_PARAMS = (
-    Param("q", str, "", "what the code does, in plain words", _query, required=True),
+    Param(
+        "q",
+        str,
+        "",
+        "what the code does, in plain words, or a whole issue (up to 32,000 characters; "
+        "POST it): an issue gets the units of the files it points to",
+        _query,
+        required=True,
+    ),
     Param("k", int, 10, "how many results", _k),
     Param("mode", str, "fast", "fast, or full (asks an LLM; slower)", _choice("mode", MODES)),
     Param("path", str, "", 'a folder prefix ("pkg/sub/") or a glob ("*/models.py")', _path),
@@ -118,6 +124,33 @@ SEARCH_PARAMS = (
 )
 # The filters code to code takes (no query, no mode).
 SIMILAR_PARAMS = tuple(p for p in SEARCH_PARAMS if p.name not in ("q", "mode"))
+
+
+def _issue(value: Any) -> str:
+    text = str(value or "").strip()
+    if not text:
+        raise ParamError("the issue is empty")
+    limit = search_config()["MAX_ISSUE_CHARS"]
+    if len(text) > limit:
+        raise ParamError(
+            f"the issue is longer than {limit:,} characters (it has {len(text):,}): paste its "
+            "first part, or its title and traceback"
+        )
+    return text
+
+
+# Files for an issue (search.locate): the issue, how many files, and the filters files obey.
+LOCATE_PARAMS = (
+    Param(
+        "issue",
+        str,
+        "",
+        "the issue as written: title, prose, traceback, code (up to 32,000 characters)",
+        _issue,
+        required=True,
+    ),
+    *(p for p in SEARCH_PARAMS if p.name in ("k", "path", "exclude_tests", "lang")),
+)
 
 
 @dataclass(frozen=True)

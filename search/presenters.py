@@ -68,6 +68,7 @@ STREAM_WORDS = {
     "S5": "reworded query",  # the LLM's augmented query, against functions
     "S6": "description",  # the query against the signature-and-docstring vectors
     "S7": "defines the name",  # units that define a name typed as the query
+    "issue": "read from the issue",  # an issue's clues located the file (search.locate)
     "vector": "code vectors",  # code to code (search.similar)
     "bm25": "same words",
 }
@@ -79,6 +80,7 @@ STREAM_HELP = {
     "S5": "the query reworded by the LLM, matched against functions",
     "S6": "the query's meaning matched against signatures and docstrings",
     "S7": "it defines a name typed in the query",
+    "issue": "the issue's frames, paths, names, messages and words point at its file",
     "vector": "its code means much the same",
     "bm25": "it uses the same words",
 }
@@ -209,4 +211,39 @@ def freshness_as_dict(repository: Repository) -> dict[str, Any]:
         "last_checked_at": repository.last_checked_at,
         "sync_every_minutes": repository.sync_every_minutes,
         "sync_error": repository.last_check_error,
+    }
+
+
+def located_for_api(located, *, code: bool = False) -> dict[str, Any]:
+    """`search.locate`'s answer as the API and MCP give it: the files, best first, each with
+    why it came and its best units (their lines and excerpts), and the clues read."""
+    clues = located.clues
+    # Excerpts are chosen by the issue's title and names, not by its whole text.
+    focus = " ".join([clues.title, *clues.names[:20]])
+    return {
+        "index_phase": located.index_phase,
+        "notices": located.notices,
+        "timings_ms": located.timings_ms,
+        "clues": {
+            "title": clues.title,
+            "frames": [
+                {"path": f.path, "line": f.line, "function": f.function} for f in clues.frames
+            ],
+            "paths": clues.paths,
+            "names": clues.names[:40],
+            "errors": [{"type": t, "message": m} for t, m in clues.errors],
+            "code_blocks": len(clues.code_blocks),
+        },
+        "files": [
+            {
+                "rank": f.rank,
+                "path": f.path,
+                "repository": f.repository,
+                "score": f.score,
+                "reasons": f.reasons,
+                "lines": [[r.unit.start_line, r.unit.end_line] for r in f.units],
+                "units": [result_for_api(r, focus, code=code) for r in f.units],
+            }
+            for f in located.files
+        ],
     }

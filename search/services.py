@@ -47,13 +47,39 @@ def _silent(stage: str, state: str) -> None:
     pass
 
 
+def query_text(query: str) -> str:
+    """The query as search reads it: a phrase or a name with its spaces collapsed; an issue (a
+    bug report, a traceback, a log: several lines, or longer than a phrase) as it was written,
+    its lines kept, since frames, code blocks and messages are read line by line
+    (`search.issue_text`)."""
+    config = search_config()
+    short = " ".join(query.split())
+    if not short:
+        raise SearchError("the query is empty")
+    text = query.strip()
+    if len(text) > config["MAX_ISSUE_CHARS"]:
+        raise SearchError(
+            f"the query is longer than {config['MAX_ISSUE_CHARS']:,} characters (it has "
+            f"{len(text):,}): paste the issue's first part, or its traceback and title"
+        )
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(short) > config["MAX_QUERY_CHARS"] or len(lines) >= ISSUE_LINES:
+        return text
+    return short
+
+
+# A query of this many lines was pasted, not typed: an issue, a traceback, a log.
+ISSUE_LINES = 3
+
+
+def is_issue(query: str) -> bool:
+    """Read as an issue (`query_text` kept its lines)."""
+    return "\n" in query or len(query) > search_config()["MAX_QUERY_CHARS"]
+
+
 def _validate(query: str, mode: str, k: int) -> str:
     config = search_config()
-    query = " ".join(query.split())
-    if not query:
-        raise SearchError("the query is empty")
-    if len(query) > config["MAX_QUERY_CHARS"]:
-        raise SearchError(f"the query is longer than {config['MAX_QUERY_CHARS']} characters")
+    query = query_text(query)
     if mode not in MODES:
         raise SearchError(f"mode must be one of {', '.join(MODES)}")
     if not 1 <= k <= config["MAX_K"]:
@@ -100,6 +126,12 @@ def search(
     `progress(stage, state)` hears each slow stage start ("running") and end ("done");
     `phase=1` answers with phase 1's static vectors even after phase 2 (the evaluation)."""
     query = _validate(query, mode, k)
+    if is_issue(query):
+        from search.locate import issue_search
+
+        return issue_search(
+            repository=repository, issue=query, k=k, filters=filters, phase=phase, mode=mode
+        )
     progress = progress or _silent
     generation = active_generation(repository=repository)
     if generation is None:

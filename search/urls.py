@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("search/", views.search_page, name="search"),
     path("similar/", views.similar_page, name="similar"),
+    path("locate/", views.locate_page, name="locate"),
     path("search/jobs/<slug:job_id>/", views.search_job, name="search_job"),
     path("code.css", views.code_css, name="code_css"),
     path("repos/new/", views.repository_new, name="repository_new"),

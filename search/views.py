@@ -28,7 +28,7 @@ from search.across import search_across
 from search.errors import search_unavailable_message
 from search.file_groups import group_by_file
 from search.filters import SearchFilters
-from search.forms import IndexRepositoryForm, SearchForm, SimilarCodeForm
+from search.forms import IndexRepositoryForm, IssueForm, SearchForm, SimilarCodeForm
 from search.highlight import stylesheet
 from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
 from search.presenters import lead_notices, result_for_page, stage_timings
@@ -130,6 +130,58 @@ def search_page(request):
 
 
 @require_http_methods(["GET", "POST"])
+@require_POST
+def locate_page(request):
+    """Paste an issue, get the files to change (`search.locate`), on the search page."""
+    from search.locate import clue_summary, locate_files
+
+    form = IssueForm(request.POST, user=request.user)
+    context = {
+        "form": SearchForm(user=request.user),
+        "issue_form": form,
+        "located": None,
+        "error": "",
+        "full_mode_plan": full_mode_plan(),
+        "llm_open": llm_open(request.user),
+    }
+    if not form.is_valid():
+        context["error"] = " ".join(e for errors in form.errors.values() for e in errors)
+        return render(request, "search/search.html", context, status=400)
+    refusal = search_refusal(request, request.user, mode="fast")
+    if refusal is not None:
+        context["error"] = refusal.message
+        return render(request, "search/search.html", context, status=refusal.status)
+    repository = form.cleaned_data["repo"]
+    checked = form.request
+    try:
+        located = locate_files(
+            repository=repository, issue=checked["issue"], k=checked["k"], filters=checked.filters
+        )
+    except SearchError as exc:
+        context["error"] = str(exc)
+        return render(request, "search/search.html", context, status=400)
+    except Exception as exc:  # the store or model is down: say so, keep the page
+        logger.exception("locate failed")
+        context["error"] = search_unavailable_message(exc)
+        return render(request, "search/search.html", context)
+    focus = " ".join([located.clues.title, *located.clues.names[:20]])
+    context |= {
+        "located": located,
+        "repository": repository,
+        "clue_summary": clue_summary(located.clues),
+        "located_files": [
+            {
+                "rank": f.rank,
+                "path": f.path,
+                "reasons": f.reasons,
+                "units": [result_for_page(r, focus) for r in f.units],
+            }
+            for f in located.files
+        ],
+    }
+    return render(request, "search/search.html", context)
+
+
 def similar_page(request):
     """Code like a pasted snippet (POST) or like a result (`?like=<unit id>`, GET)."""
     form = SimilarCodeForm(

@@ -27,9 +27,16 @@ def test_bad_kind_is_a_400_with_the_words_mcp_uses(client, shop):
 
 
 def test_long_query_is_the_applications_json_error(client, shop):
+    # Past the issue limit (a whole issue may be searched, POSTed: tests/search/test_locate.py).
     answer = client.get("/api/search", {"repo": "shop", "q": "y" * 5000})
+    assert answer.status_code == 200 and answer.json()["notices"][0].startswith("read as an issue")
+    answer = client.post(
+        "/api/search", {"repo": ["shop"], "q": "y" * 32_001}, content_type="application/json"
+    )
     assert answer.status_code == 400
-    assert answer.json()["detail"] == "the query is longer than 1000 characters (it has 5000)"
+    assert answer.json()["detail"].startswith(
+        "the query is longer than 32,000 characters (it has 32,001)"
+    )
 
 
 def test_misspelled_repository_gets_a_suggestion(client, shop):

@@ -87,8 +87,10 @@ def test_usage_names_the_command_as_typed(capsys):
 
 
 def test_parameters_are_checked_with_the_apis_words(client, shop, tmp_path):
-    long = "charge a card " * 200
-    api = client.get("/api/search", {"repo": "shop", "q": long}).json()
+    long = "charge a card " * 2500
+    api = client.post(
+        "/api/search", {"repo": ["shop"], "q": long}, content_type="application/json"
+    ).json()
     with pytest.raises(CommandError) as refused:
         call_command("search", "shop", long)
     assert str(refused.value) == api["detail"] and "(it has " in api["detail"]

@@ -31,6 +31,7 @@ TOOLS = {
     "index_status",
     "find_similar_code",
     "run_example",
+    "locate_files",
 }
 # A copy of shop.text.slugify_title with every name changed.
 RENAMED_SLUGIFY = 'def make_slug(heading):\n    return "-".join(heading.lower().split())\n'

@@ -29,7 +29,7 @@ def test_values_checked_with_defaults():
         ({"q": "x", "k": 0}, "k must be between 1 and 100"),
         ({"q": "   "}, "the query is empty"),
         ({}, "the query is empty"),
-        ({"q": "y" * 5000}, "the query is longer than 1000 characters (it has 5000)"),
+        ({"q": "y" * 32_001}, "the query is longer than 32,000 characters (it has 32,001)"),
     ],
 )
 def test_refusals_say_what_is_wrong(raw, message):

@@ -153,7 +153,7 @@ def test_is_test_path(path, expected):
     "kwargs, message",
     [
         ({"query": "  "}, "empty"),
-        ({"query": "x" * 1001}, "longer"),
+        ({"query": "x" * 32_001}, "longer than 32,000 characters"),
         ({"query": "x", "k": 0}, "k must"),
         ({"query": "x", "mode": "turbo"}, "mode must"),
     ],

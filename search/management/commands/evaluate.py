@@ -1,10 +1,12 @@
 import json
+import os
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from reporift.commands import DJANGO_OPTIONS
 from search.evaluation.datasets import FORMATS, DatasetError, load_dataset
+from search.evaluation.issues import SYSTEMS as ISSUE_SYSTEMS
 from search.evaluation.metrics import FILE_KEYS
 from search.evaluation.questions import PARTS
 from search.evaluation.report import (
@@ -24,7 +26,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="dataset file or directory")
-        parser.add_argument("--format", choices=FORMATS, default="repo", dest="fmt")
+        parser.add_argument("--format", choices=(*FORMATS, "issues"), default="repo", dest="fmt")
+        parser.add_argument(
+            "--mirrors",
+            default=os.environ.get("REPORIFT_GIT_MIRRORS", ""),
+            help="issues format: a folder of bare git mirrors, <owner>+<name>/repo "
+            "(default: REPORIFT_GIT_MIRRORS)",
+        )
+        parser.add_argument(
+            "--systems",
+            default=",".join(ISSUE_SYSTEMS),
+            help="issues format: which of locate, search, bm25-files, embedder to run",
+        )
         parser.add_argument(
             "--part",
             choices=PARTS,
@@ -71,6 +84,8 @@ class Command(BaseCommand):
         phase: int | None = None,
         **options,
     ):
+        if fmt == "issues":
+            return self._issues(dataset, part, phase, out, options)
         chosen = tuple(_stage(s) for s in stages.split(",")) if stages else None
         if chosen and not set(chosen) <= set(FULL_STAGES):
             raise CommandError(f"unknown stages in {stages!r}; known: {','.join(FULL_STAGES)}")
@@ -125,6 +140,44 @@ class Command(BaseCommand):
                 self.stderr.write(f"wrote {out_path}, {table} and {plot}")
             else:
                 self.stderr.write(f"wrote {out_path}")
+
+    def _issues(self, dataset, part, phase, out, options) -> None:
+        """Issue text, repository at its base commit, the fixed files (search.evaluation.issues):
+        file Acc@k and MRR per system, with intervals, per language and per issue."""
+        from search.evaluation.issues import evaluate_issues, load_issue_rows
+
+        if not options.get("mirrors"):
+            raise CommandError("the issues format needs --mirrors (or REPORIFT_GIT_MIRRORS)")
+        systems = [s.strip() for s in options["systems"].split(",") if s.strip()]
+        unknown = set(systems) - set(ISSUE_SYSTEMS)
+        if unknown:
+            raise CommandError(f"unknown systems {sorted(unknown)}; known: {ISSUE_SYSTEMS}")
+        try:
+            rows = load_issue_rows(Path(dataset), part)
+            report = evaluate_issues(
+                rows,
+                mirrors=Path(options["mirrors"]),
+                systems=systems,
+                phase=phase,
+                progress=self.stderr.write,
+            )
+        except DatasetError as exc:
+            raise CommandError(str(exc)) from exc
+        overall = report["overall"]
+        for system in systems:
+            figures = overall[system]
+            self.stdout.write(
+                f"{system:>11}: "
+                + "  ".join(
+                    f"{key} {figures[key]['mean']:.3f} [{figures[key]['ci95'][0]:.3f}, "
+                    f"{figures[key]['ci95'][1]:.3f}]"
+                    for key in ("acc@1", "acc@5", "acc@10", "mrr")
+                )
+            )
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_text(json.dumps(report, indent=1))
+            self.stderr.write(f"wrote {out}")
 
 
 def ablate_stages(data, k, mode, chosen, limit):

@@ -1,0 +1,314 @@
+"""`evaluate --format issues`: issue text, its repository at the base commit, the files the fix
+changed; does search find those files?
+
+Rows (JSONL, one issue a line; benchmarks/questions/issues/README.md has the format): `id`,
+`repo` (`owner/name`), `base_commit`, `language`, `issue`, `gold_files`. Each repository is
+materialised at each base commit from a bare git mirror (`<mirrors>/<owner>+<name>/repo`, as
+`benchmarks.corpora` reads them) and indexed as one repository re-indexed commit after commit,
+so unchanged files are carried over. Indexing stops after phase 1 unless the caller asks
+otherwise (phase 2 of a few hundred trees takes hours on two cores).
+
+Systems, on the same trees and the same issues:
+- `locate`: `search.locate.locate_files`, the product's issue reading;
+- `search`: fast mode's unit search of the issue as a query (cut to the query limit, as it
+  was before issues were read), its results gathered by file;
+- `bm25-files`: BM25 over whole files (every indexed file's text), the classic baseline;
+- `embedder`: the query's vector against the units' code vectors alone (S1), by file.
+
+Per row: the rank of the first gold file, Acc@k (a gold file among the first k: every fix of
+SWE-bench Lite touches one file), All@k (every gold file among the first k) and MRR.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+
+from indexing.lexical import bm25_index, tokenize
+from indexing.models import FileVersion, IndexRun, Repository
+from indexing.selectors import active_generation
+from indexing.services import index_run_execute, index_run_start, repository_create
+from search.evaluation.dataset_types import DatasetError
+from search.evaluation.questions import part_of
+from search.evaluation.stats import bootstrap_ci, paired_difference
+from search.issue_text import read_issue
+from search.locate import LOCATE_WEIGHTS, gather_evidence, is_about_tests
+from search.locate import rank_files as fused_ranking
+from search.retrieval import search_config
+from search.services import search
+
+SYSTEMS = ("locate", "search", "bm25-files", "embedder")
+ACC_KS = (1, 3, 5, 10)
+DEPTH = 50  # files each system ranks per issue
+
+
+@dataclass(frozen=True)
+class IssueRow:
+    id: str
+    repo: str
+    base_commit: str
+    language: str
+    issue: str
+    gold_files: tuple[str, ...]
+
+
+def load_issue_rows(path: Path, part: str = "tune") -> list[IssueRow]:
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    rows = []
+    for file in files:
+        for number, line in enumerate(file.read_text().splitlines(), start=1):
+            if not line.strip():
+                continue
+            raw = json.loads(line)
+            try:
+                row = IssueRow(
+                    raw["id"],
+                    raw["repo"],
+                    raw["base_commit"],
+                    raw.get("language", ""),
+                    raw["issue"],
+                    tuple(raw["gold_files"]),
+                )
+            except KeyError as exc:
+                raise DatasetError(f"{file}:{number}: missing {exc}") from exc
+            if part in ("all", part_of(row.id)):
+                rows.append(row)
+    if not rows:
+        raise DatasetError(f"{path}: no issue rows in part {part!r}")
+    return rows
+
+
+def file_metrics(ranked: list[str], gold: Iterable[str]) -> dict[str, float]:
+    gold = set(gold)
+    ranks = [n for n, path in enumerate(ranked, start=1) if path in gold]
+    first = ranks[0] if ranks else 0
+    out = {f"acc@{k}": float(bool(first) and first <= k) for k in ACC_KS}
+    out |= {f"all@{k}": float(len([r for r in ranks if r <= k]) == len(gold)) for k in (5, 10)}
+    out["mrr"] = 1.0 / first if first else 0.0
+    out["recall@10"] = len([r for r in ranks if r <= 10]) / len(gold)
+    return out
+
+
+def _tree(repo: str, commit: str, mirrors: Path, into: Path) -> int:
+    """The repository's files at `commit`, written into `into` (emptied first); how many blobs
+    the mirror lacks (a snapshot leaves out files of 4 MiB and more, which no index reads
+    anyway). Links and submodules are left out."""
+    git_dir = mirrors / repo.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        raise DatasetError(f"no mirror of {repo} at {git_dir} (fetch it first)")
+    if into.exists():
+        shutil.rmtree(into)
+    into.mkdir(parents=True)
+    git = ["git", f"--git-dir={git_dir}"]
+    listed = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True)
+    if listed.returncode != 0:
+        raise DatasetError(f"{repo}@{commit[:12]}: {listed.stderr.decode()[-500:]}")
+    blobs = []
+    for entry in listed.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode in (b"100644", b"100755"):
+            blobs.append((sha.decode(), path.decode("utf-8", errors="surrogateescape")))
+    batch = subprocess.Popen(
+        [*git, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    missing = 0
+    root = into.resolve()
+    for sha, path in blobs:
+        batch.stdin.write(sha.encode() + b"\n")
+        batch.stdin.flush()
+        header = batch.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            missing += 1
+            continue
+        data = batch.stdout.read(int(header[2]))
+        batch.stdout.read(1)  # the newline after each object
+        target = (root / path).resolve()
+        if not target.is_relative_to(root):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    batch.stdin.close()
+    batch.wait()
+    return missing
+
+
+def _indexed(repo: str, tree: Path) -> Repository:
+    name = "issues-" + repo.replace("/", "-")
+    repository = Repository.objects.filter(name=name).first()
+    if repository is None:
+        repository = repository_create(
+            name=name, source=str(tree), source_kind=Repository.SourceKind.LOCAL, is_public=False
+        )
+    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    if run.status != IndexRun.Status.SUCCEEDED:
+        raise DatasetError(f"indexing {repo} failed: {run.error}")
+    repository.refresh_from_db()
+    return repository
+
+
+def _file_bm25(repository: Repository):
+    """BM25 over the whole text of every file of the active generation."""
+    generation = active_generation(repository=repository)
+    versions = list(
+        FileVersion.objects.filter(runs=generation).only("path", "content").order_by("path")
+    )
+    paths = [v.path for v in versions]
+    index = bm25_index(range(len(paths)), (tokenize(v.text() or "") for v in versions))
+    return paths, index
+
+
+def _by_file(paths: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(paths))[:DEPTH]
+
+
+def rank_files(system: str, repository: Repository, row: IssueRow, *, phase, cache) -> list[str]:
+    if system == "locate":
+        found = gather_evidence(repository=repository, issue=row.issue, phase=phase)
+        # Kept in the report: the fusion's weights are chosen on these ranks.
+        cache.setdefault("evidence", {})[row.id] = found.ranks(depth=DEPTH)
+        ranked = fused_ranking(
+            found.ranks(depth=len(found.files.paths)),
+            LOCATE_WEIGHTS,
+            about_tests=is_about_tests(found.clues),
+        )
+        return [path for path, _ in ranked[:DEPTH]]
+    limit = search_config()["MAX_QUERY_CHARS"]
+    query = " ".join(row.issue.split())[:limit]
+    if system == "search":
+        response = search(repository=repository, query=query, k=100, phase=phase)
+        return _by_file(r.unit.path for r in response.results)
+    if system == "embedder":
+        response = search(repository=repository, query=query, k=100, stages=("S1",), phase=phase)
+        return _by_file(r.unit.path for r in response.results)
+    if system == "bm25-files":
+        if "bm25" not in cache:
+            cache["bm25"] = _file_bm25(repository)
+        paths, index = cache["bm25"]
+        return [paths[i] for i, _ in index.search(row.issue, n=DEPTH)]
+    raise ValueError(f"unknown system {system!r}")
+
+
+def evaluate_issues(
+    rows: list[IssueRow],
+    *,
+    mirrors: Path,
+    systems: Iterable[str] = SYSTEMS,
+    phase: int | None = 1,
+    progress: Callable[[str], None] = print,
+) -> dict:
+    systems = list(systems)
+    trees = Path(settings.DATA_DIR) / "eval" / "issues"
+    groups: dict[tuple[str, str], list[IssueRow]] = defaultdict(list)
+    for row in rows:
+        groups[(row.repo, row.base_commit)].append(row)
+    per_query: dict[str, dict] = {}
+    latency: dict[str, list[float]] = defaultdict(list)
+    index_seconds = 0.0
+    for number, ((repo, commit), group) in enumerate(sorted(groups.items()), start=1):
+        progress(f"[{number}/{len(groups)}] {repo}@{commit[:12]}: {len(group)} issues")
+        tree = trees / repo.replace("/", "+")
+        _tree(repo, commit, mirrors, tree)
+        started = time.perf_counter()
+        repository = _indexed(repo, tree)
+        index_seconds += time.perf_counter() - started
+        cache: dict = {}
+        for row in group:
+            entry = {
+                "id": row.id,
+                "repo": row.repo,
+                "language": row.language,
+                "gold": list(row.gold_files),
+                "issue_chars": len(row.issue),
+                "systems": {},
+            }
+            for system in systems:
+                started = time.perf_counter()
+                ranked = rank_files(system, repository, row, phase=phase, cache=cache)
+                latency[system].append((time.perf_counter() - started) * 1000)
+                entry["systems"][system] = {
+                    "metrics": file_metrics(ranked, row.gold_files),
+                    "files": ranked[:10],
+                }
+            if row.id in cache.get("evidence", {}):
+                entry["evidence"] = cache["evidence"][row.id]
+                entry["about_tests"] = is_about_tests(read_issue(row.issue))
+            per_query[row.id] = entry
+    return _report(rows, per_query, systems, latency, index_seconds, phase)
+
+
+def _report(rows, per_query, systems, latency, index_seconds, phase) -> dict:
+    ids = [row.id for row in rows]
+    keys = list(per_query[ids[0]]["systems"][systems[0]]["metrics"])
+
+    def values(system: str, key: str, subset: list[str]) -> list[float]:
+        return [per_query[i]["systems"][system]["metrics"][key] for i in subset]
+
+    def summary(subset: list[str]) -> dict:
+        out: dict = {"n": len(subset)}
+        for system in systems:
+            figures = {}
+            for key in keys:
+                mean, low, high = bootstrap_ci(values(system, key, subset))
+                figures[key] = {"mean": round(mean, 4), "ci95": [round(low, 4), round(high, 4)]}
+            out[system] = figures
+        if "locate" in systems:
+            out["locate_minus"] = {
+                other: {
+                    key: _paired(values("locate", key, subset), values(other, key, subset))
+                    for key in ("acc@1", "acc@5", "mrr")
+                }
+                for other in systems
+                if other != "locate"
+            }
+        return out
+
+    by_language: dict[str, list[str]] = defaultdict(list)
+    by_repo: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        by_language[row.language].append(row.id)
+        by_repo[row.repo].append(row.id)
+    return {
+        "format": "issues",
+        "phase": phase,
+        "n_queries": len(ids),
+        "systems": systems,
+        "overall": summary(ids),
+        "by_language": {lang: summary(subset) for lang, subset in sorted(by_language.items())},
+        "by_repository": {
+            repo: {s: round(float(np.mean(values(s, "acc@5", subset))), 4) for s in systems}
+            | {"n": len(subset)}
+            for repo, subset in sorted(by_repo.items())
+        },
+        "latency_ms": {
+            s: {
+                "p50": round(float(np.percentile(v, 50)), 1),
+                "p95": round(float(np.percentile(v, 95)), 1),
+            }
+            for s, v in latency.items()
+        },
+        "index_seconds": round(index_seconds, 1),
+        "per_query": [per_query[i] for i in ids],
+        "digest": hashlib.sha256("\n".join(ids).encode()).hexdigest()[:12],
+    }
+
+
+def _paired(candidate: list[float], baseline: list[float]) -> dict:
+    diff = paired_difference(candidate, baseline)
+    return {
+        "difference": round(diff["difference"], 4),
+        "ci95": [round(diff["low"], 4), round(diff["high"], 4)],
+        "significant": diff["significant"],
+    }

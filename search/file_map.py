@@ -1,0 +1,75 @@
+"""A generation's files as search sees them: every indexed path, which file each unit of the
+lexical index lies in, and a path mention resolved to the files it may mean.
+
+Built once per generation (one query of unit ids and paths) and kept beside the lexical index
+it is aligned with, so that a file ranking can add up evidence over every unit of every file in
+array operations instead of over the few units a unit search returned.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexing.lexical import GenerationCache, lexical_index_for_run
+from indexing.models import CodeUnit, IndexRun
+
+
+@dataclass
+class FileMap:
+    paths: list[str]
+    languages: list[str]  # each file's, as its units say
+    # For each position of the lexical index (its `unit_ids`), the index of the unit's file.
+    file_of_position: np.ndarray
+    index_of_path: dict[str, int]
+    by_basename: dict[str, list[int]]
+
+    def file_of_unit(self, unit_ids: np.ndarray, positions: dict[int, int]) -> np.ndarray:
+        return self.file_of_position[[positions[int(u)] for u in unit_ids]]
+
+    def resolve(self, mention: str) -> list[tuple[int, int]]:
+        """The files a path as written in an issue may mean, with how many trailing path
+        parts each shares with it: `/usr/lib/python3/site-packages/pkg/mod.py` means
+        `pkg/mod.py` (2 parts), a bare `mod.py` any file of that name (1 part). Only the
+        files sharing the most parts are returned."""
+        parts = [p for p in mention.replace("\\", "/").split("/") if p not in ("", ".")]
+        if not parts:
+            return []
+        best: list[tuple[int, int]] = []
+        for index in self.by_basename.get(parts[-1], ()):
+            have = self.paths[index].split("/")
+            shared = 0
+            while shared < min(len(have), len(parts)) and have[-1 - shared] == parts[-1 - shared]:
+                shared += 1
+            if not best or shared > best[0][1]:
+                best = [(index, shared)]
+            elif shared == best[0][1]:
+                best.append((index, shared))
+        return best
+
+
+_maps: GenerationCache[FileMap] = GenerationCache()
+
+
+def file_map(run: IndexRun) -> FileMap:
+    return _maps.get(run, lambda key: _build(run))
+
+
+def _build(run: IndexRun) -> FileMap:
+    index = lexical_index_for_run(run)
+    rows = CodeUnit.objects.filter(file_version__runs=run).values_list("pk", "path", "language")
+    path_of = {pk: path for pk, path, _ in rows}
+    language_of = {path: language for _, path, language in rows}
+    paths = sorted(language_of)
+    index_of_path = {path: n for n, path in enumerate(paths)}
+    file_of_position = np.array(
+        [index_of_path.get(path_of.get(int(u), ""), -1) for u in index.unit_ids], dtype=np.int64
+    )
+    by_basename: dict[str, list[int]] = defaultdict(list)
+    for n, path in enumerate(paths):
+        by_basename[posixpath.basename(path)].append(n)
+    languages = [language_of[path] for path in paths]
+    return FileMap(paths, languages, file_of_position, index_of_path, dict(by_basename))
