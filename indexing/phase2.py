@@ -11,11 +11,17 @@ a version carried over from a generation that finished its phase 2 is not embedd
 Small changes to a repository that the transformer already serves skip phase 1's answers: when
 few units lack transformer vectors, `plan` embeds them before the switch and the generation
 answers with the transformer at once (the search quality never steps back for an edit).
+
+A process that ends (an agent closing its MCP session, Ctrl-C, SIGTERM) calls
+`stop_and_wait`: phase 2 stops between two batches and hands its claim back (pending again),
+so the next process resumes it at once instead of waiting out the lease, and no
+thread is left inside the model when the interpreter exits.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 
 from django.conf import settings
@@ -32,6 +38,39 @@ from indexing.vector_mirror import forget_other_generations, prepare_generation
 
 logger = logging.getLogger(__name__)
 Phase2 = IndexRun.Phase2
+
+# Set when the process is ending: every phase 2 in it stops at its next batch.
+_stopping = threading.Event()
+_running: set[int] = set()  # the runs whose phase 2 this process has claimed and works on
+_idle = threading.Condition()
+
+
+class _Stopped(Exception):
+    pass
+
+
+def request_stop() -> None:
+    """Every phase 2 of this process stops at its next batch (safe from a signal handler)."""
+    _stopping.set()
+
+
+def stop_and_wait(timeout_s: float = 60.0) -> bool:
+    """Stop every phase 2 of this process at a safe point (between batches), each handing its
+    claim back; True when none is left running within `timeout_s`. When one is still inside
+    the model by then (a batch takes seconds on two cores, and an MCP client waits two before
+    it sends SIGTERM), its claim is handed back here and False returned: the caller ends the
+    process without waiting (`os._exit`), since the batch's vectors are cached and redone
+    cheaply, and a thread inside the model must not meet the interpreter's shutdown."""
+    _stopping.set()
+    with _idle:
+        if _idle.wait_for(lambda: not _running, timeout=timeout_s):
+            return True
+        claimed = list(_running)
+    IndexRun.objects.filter(pk__in=claimed, phase2_status=Phase2.RUNNING).update(
+        phase2_status=Phase2.PENDING
+    )
+    logger.info("phase 2 of runs %s handed back as the process ends", claimed)
+    return False
 
 
 def plan(run: IndexRun) -> None:
@@ -100,6 +139,18 @@ def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = Non
     run = IndexRun.objects.select_related("repository").get(pk=run_id)
     if not claimed:
         return run.phase2_status
+    with _idle:
+        _running.add(run.pk)
+    try:
+        return _execute(run, on_progress)
+    finally:
+        with _idle:
+            _running.discard(run.pk)
+            _idle.notify_all()
+
+
+def _execute(run: IndexRun, on_progress) -> str:
+    run_id = run.pk
     try:
         lacking = versions_lacking(run, run.phase2_model)
         save_run(
@@ -126,6 +177,11 @@ def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = Non
             phase2_finished_at=timezone.now(),
         )
         forget_other_generations(run, repository_id=run.repository_id)
+    except _Stopped:
+        # What was embedded is kept (marked per chunk, cached by text); the rest waits for the
+        # next process, which may claim it at once.
+        save_run(run, phase2_status=Phase2.PENDING)
+        logger.info("phase 2 of run %s stopped with the process; it resumes later", run_id)
     except Exception as exc:  # the static vectors keep answering; the next run tries again
         logger.exception("phase 2 of run %s failed", run_id)
         save_run(run, phase2_status=Phase2.FAILED, phase2_error=f"{type(exc).__name__}: {exc}")
@@ -145,6 +201,8 @@ def _embed_versions(run: IndexRun, version_ids: list[int]) -> None:
     batch = settings.REPORIFT["EMBED_BATCH_UNITS"]
     units = list(CodeUnit.objects.filter(file_version_id__in=version_ids).order_by("pk"))
     for start in range(0, len(units), batch):
+        if _stopping.is_set():
+            raise _Stopped
         part = units[start : start + batch]
         embed_units(part, embedder=embedder, paths_are_words=paths_are_words)
         bump_run(run.pk, phase2_units_embedded=len(part))

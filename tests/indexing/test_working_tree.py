@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -145,3 +149,62 @@ def test_mcp_path_serves_the_tree_and_its_edits(write_repo):
     assert first.structuredContent["results"][0]["qualname"] == "retry_http_call"
     assert second.structuredContent["results"][0]["qualname"] == "compute_invoice_tax"
     assert "return invoice.total - invoice.refunded" in read.structuredContent["code"]
+
+
+def _open_session(root, env) -> subprocess.Popen:
+    """`mcp --path` speaking MCP over pipes, initialised as a client would."""
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "mcp", "--path", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
+    client = {"name": "t", "version": "1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for message in messages:
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+    return server
+
+
+def _phase2_of(root) -> IndexRun:
+    return working_tree_repository(path=root).active_run
+
+
+def _until(condition, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_a_session_closed_during_phase_2_exits_cleanly_and_the_next_finishes_it(write_repo):
+    # Enough units that phase 2 is still under way when the agent closes its session.
+    functions = "".join(
+        f"def handler_{n}(request):\n    return request.reply({n}, 'handled by {n}')\n\n\n"
+        for n in range(400)
+    )
+    root = write_repo({"app/handlers.py": functions})
+    env = manage_env() | {"REPORIFT_EMBED_BATCH_UNITS": "16"}
+    first = _open_session(root, env)
+    _until(lambda: (_phase2_of(root).phase2_units_embedded or 0) > 0, 120)
+    first.stdin.close()  # the client leaves, as an agent closing its session does
+    assert first.wait(timeout=5) == 0
+    assert b"terminate called" not in first.stderr.read()
+    run = _phase2_of(root)
+    # Its claim is handed back at once, not after the lease runs out.
+    assert run.phase2_status == IndexRun.Phase2.PENDING
+    assert 0 < run.phase2_units_embedded < run.phase2_units_total
+    second = _open_session(root, env)
+    _until(lambda: _phase2_of(root).phase2_status == IndexRun.Phase2.DONE, 180)
+    second.send_signal(signal.SIGTERM)  # the way a client that waited no more ends it
+    assert second.wait(timeout=5) == 0

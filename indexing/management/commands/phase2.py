@@ -1,7 +1,9 @@
+import signal
+
 from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import Repository
-from indexing.phase2 import execute, waiting
+from indexing.phase2 import execute, request_stop, waiting
 from reporift.commands import DJANGO_OPTIONS
 
 
@@ -27,6 +29,9 @@ class Command(BaseCommand):
         if not waiting(run):
             self.stdout.write(f"phase 2 of {run.label}: {run.phase2_status or 'not needed'}")
             return
+        # Ctrl-C or SIGTERM: stop at the next batch, hand the claim back, exit normally.
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, lambda *_: request_stop())
         status = execute(run_id=run.pk)
         run.refresh_from_db()
         self.stdout.write(f"phase 2 of {run.label}: {status} {run.phase2_error}".rstrip())
