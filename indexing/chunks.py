@@ -167,6 +167,8 @@ def _write(
 
 
 def _parse_warning(parsed: ParsedFile) -> str:
+    if parsed.failure:
+        return f"could not be parsed ({parsed.failure}); no units"
     warning = ""
     if parsed.decoded_with_replacement:
         warning = "not valid UTF-8; undecodable bytes replaced"

@@ -13,6 +13,8 @@ from here, as they always were.
 
 from __future__ import annotations
 
+import logging
+
 from indexing.languages import language_for_path
 from indexing.python_units import parse_python, parse_tree
 from indexing.text_units import parse_text_file
@@ -28,6 +30,8 @@ from indexing.units import (
     ParsedUnit,
     summary_line,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "CLASS",
@@ -57,11 +61,18 @@ def parse_source(source: bytes, *, path: str = "") -> ParsedFile:
     define nothing; without one the source is read as Python. A file that is neither code nor a
     text format RepoRift reads yields no units."""
     spec = language_for_path(path, source[:SNIFF_BYTES]) if path else None
-    if not path or (spec is not None and spec.name == "python"):
-        return parse_python(source, path=path)
-    if spec is not None:
-        from indexing.code_units import parse_code
+    try:
+        if not path or (spec is not None and spec.name == "python"):
+            return parse_python(source, path=path)
+        if spec is not None:
+            from indexing.code_units import parse_code
 
-        return parse_code(source, spec, path=path)
-    parsed = parse_text_file(source, path=path)
+            return parse_code(source, spec, path=path)
+        parsed = parse_text_file(source, path=path)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        # A hostile or pathological file (nesting thousands deep) must not sink the run: it is
+        # left out with its reason in the run's warnings, and every other file is indexed.
+        logger.warning("%s could not be parsed: %s: %s", path, type(exc).__name__, exc)
+        language = spec.name if spec is not None else ""
+        return ParsedFile(language=language, failure=f"{type(exc).__name__}: {exc}"[:300])
     return parsed if parsed is not None else ParsedFile(language="")

@@ -49,6 +49,9 @@ class ParsedFile:
     decoded_with_replacement: bool = False
     module_summary: str = ""  # the first sentence of the module's docstring
     language: str = "python"  # the file's language or format (indexing.languages)
+    # Why the file could not be read at all (a parser's failure on a hostile file); its run
+    # goes on without its units and says so in the file's warning.
+    failure: str = ""
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)`'\"])\.(\s|$)")

@@ -188,6 +188,8 @@ def _read_json(doc: Doc) -> list[Section]:
     text = "\n".join(doc.lines)
     try:
         json.loads(text)
+    except RecursionError:
+        return []  # valid, but nested deeper than Python's decoder goes: plain windows
     except ValueError as exc:
         # JSON with comments and trailing commas (tsconfig.json, VS Code settings) is read too.
         try:

@@ -1,3 +1,5 @@
+import pytest
+
 from indexing.parsing import CLASS, FUNCTION, METHOD, parse_source
 
 TRICKY = b'''
@@ -248,3 +250,46 @@ def test_summary_line():
     assert summary_line("Parse version 1.2 strings") == "Parse version 1.2 strings"
     assert len(summary_line("word " * 200)) <= SUMMARY_CHARS
     assert summary_line("") == ""
+
+
+def test_a_json_file_nested_deeper_than_the_decoder_goes_is_read_as_windows():
+    deep = "[" * 50_000 + "]" * 50_000
+    parsed = parse_source(deep.encode(), path="tests/data/deep.json")
+    assert parsed.units and not parsed.has_errors and not parsed.failure
+
+
+def test_a_file_a_parser_cannot_survive_is_left_out_with_its_reason(monkeypatch):
+    import indexing.code_units
+
+    def explode(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(indexing.code_units, "parse_code", explode)
+    parsed = parse_source(b"package main\n", path="main.go")
+    assert parsed.units == [] and parsed.language == "go"
+    assert parsed.failure == "RecursionError: maximum recursion depth exceeded"
+
+
+@pytest.mark.django_db
+def test_an_index_run_goes_on_past_a_hostile_file_and_reports_it(write_repo, monkeypatch):
+    import indexing.code_units
+    from indexing.models import FileVersion
+    from indexing.services import index_run_execute, index_run_start, repository_create
+
+    real = indexing.code_units.parse_code
+
+    def fragile(source, spec, path=""):
+        if path == "hostile.go":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(source, spec, path=path)
+
+    monkeypatch.setattr(indexing.code_units, "parse_code", fragile)
+    root = write_repo(
+        {"hostile.go": "package main\n", "ok.go": "package main\n\nfunc Fine() int { return 1 }\n"}
+    )
+    repository = repository_create(name="hostile", source=str(root))
+    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    assert run.status == "succeeded", run.error
+    hostile = FileVersion.objects.get(repository=repository, path="hostile.go")
+    assert hostile.parse_warning.startswith("could not be parsed (RecursionError")
+    assert repository.units.filter(path="ok.go", name="Fine").exists()
