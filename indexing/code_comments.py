@@ -200,22 +200,53 @@ def signature(definition: Definition, signature_node: Node | None, source: bytes
 
 
 def module_doc_comment(lines: list[str], spec: LanguageSpec, first_lines: set[int]):
-    """The file's leading doc comment (a Go package comment, `//!`, a file-level JSDoc): its
-    text and rows; a comment that documents the first definition is that definition's."""
+    """The file's leading doc comment (a Go package comment, `//!`, a file-level JSDoc, a C
+    header's opening comment): its text and rows; a comment that documents the first
+    definition is that definition's. Copyright and licence paragraphs are not documentation:
+    they are dropped, and a comment that is nothing else is passed over for the next one (a
+    header's licence, its include guard, then the comment that explains it)."""
     if not spec.module_doc_lines and not spec.module_doc_blocks:
         return "", range(0)
+    preamble = re.compile(spec.module_preamble) if spec.module_preamble else None
     row = 0
-    while row < len(lines) and (
-        not lines[row].strip() or lines[row].startswith(("#!", "<?php", "<?"))
-    ):
-        row += 1
-    if row >= len(lines):
+    for _ in range(MODULE_DOC_COMMENTS):
+        while row < len(lines) and (
+            not lines[row].strip()
+            or lines[row].startswith(("#!", "<?php", "<?"))
+            or (preamble is not None and preamble.match(lines[row].lstrip()))
+        ):
+            row += 1
+        block = _comment_at(lines, row, spec)
+        if block is None:
+            return "", range(0)
+        end = block
+        text = _without_licence(_clean_comment(lines[row : end + 1]))
+        if text:
+            break
+        row = end + 1
+    else:
         return "", range(0)
+    following = end + 1
+    attached = following in first_lines and following < len(lines)
+    is_package = following < len(lines) and lines[following].startswith(("package ", "module "))
+    if attached and not is_package:
+        return "", range(0)
+    return text, range(row, end + 1)
+
+
+# How many comments at a file's start are looked through for its documentation.
+MODULE_DOC_COMMENTS = 3
+
+
+def _comment_at(lines: list[str], row: int, spec: LanguageSpec) -> int | None:
+    """The last row of the module doc comment starting at `row`, or None when none does."""
+    if row >= len(lines):
+        return None
     line = lines[row].lstrip()
     end = row
     if spec.module_doc_blocks and line.startswith(BLOCK_OPENERS):
         if not line.startswith(spec.module_doc_blocks):
-            return "", range(0)
+            return None
         while end < len(lines) and not lines[end].rstrip().endswith(BLOCK_CLOSERS):
             end += 1
     elif spec.module_doc_lines and line.startswith(spec.module_doc_lines):
@@ -223,15 +254,13 @@ def module_doc_comment(lines: list[str], spec: LanguageSpec, first_lines: set[in
         while end + 1 < len(lines) and lines[end + 1].lstrip().startswith(marker):
             end += 1
     else:
-        return "", range(0)
-    if end >= len(lines):
-        return "", range(0)
-    following = end + 1
-    text = _clean_comment(lines[row : end + 1])
-    if _LICENCE.search(text[:300]):
-        return "", range(0)
-    attached = following in first_lines and following < len(lines)
-    is_package = following < len(lines) and lines[following].startswith(("package ", "module "))
-    if attached and not is_package:
-        return "", range(0)
-    return text, range(row, end + 1)
+        return None
+    return end if end < len(lines) else None
+
+
+def _without_licence(text: str) -> str:
+    """The comment's paragraphs that are not a copyright notice, a licence or a generated-file
+    or editor marker."""
+    paragraphs = re.split(r"\n\s*\n", text)
+    kept = [p for p in paragraphs if p.strip() and not _LICENCE.search(p[:300])]
+    return "\n\n".join(kept).strip()

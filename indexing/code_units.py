@@ -20,6 +20,7 @@ process.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import replace
 from functools import cache
@@ -60,7 +61,7 @@ def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFi
     except UnicodeDecodeError:
         result.decoded_with_replacement = True
         text = source.decode("utf-8", errors="replace")
-    root = _parser(spec).parse(source).root_node
+    root = _parser(spec).parse(_blanked(source, spec)).root_node
     if root.has_error:
         result.has_errors = True
         result.error_lines = error_lines(root)
@@ -79,10 +80,46 @@ def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFi
         module_doc = next((u.docstring for u in units.made if u.kind == CLASS), "")
         module_doc = module_doc if spec.body_doc_attributes else ""
     result.module_summary = summary_line(module_doc)
+    units.made = _named_type_documented(units.made, module_doc, path)
     result.units = units.made + _module_units(
         lines, units, binders, spec, path=path, doc=module_doc, doc_lines=module_doc_lines
     )
     return result
+
+
+def _named_type_documented(made: list[ParsedUnit], doc: str, path: str) -> list[ParsedUnit]:
+    """A header's opening comment documents the type the file is named for (`cache.h`'s
+    comment says what `Cache` is for, and the class itself carries none): that type gets it as
+    its doc, so that a question in the comment's words reaches the type, not only the file."""
+    if not doc:
+        return made
+    stem = re.sub(r"[^a-z0-9]", "", PurePosixPath(path).stem.lower())
+    out = []
+    for unit in made:
+        if (
+            unit.kind == CLASS
+            and not unit.docstring
+            and not unit.parent_qualname
+            and re.sub(r"[^a-z0-9]", "", unit.name.lower()) == stem
+        ):
+            unit = replace(unit, docstring=doc)
+        out.append(unit)
+    return out
+
+
+def _blanked(source: bytes, spec: LanguageSpec) -> bytes:
+    """What the grammar reads: the source with the language's `parse_blanks` (an export macro
+    between `class` and its name, which the grammar cannot place) turned to spaces of the same
+    length, so that every byte offset and line stays the source's own."""
+    if not spec.parse_blanks:
+        return source
+    pattern = _blank_pattern(spec.parse_blanks)
+    return pattern.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1))), source)
+
+
+@cache
+def _blank_pattern(expression: str) -> re.Pattern[bytes]:
+    return re.compile(expression.encode(), re.MULTILINE)
 
 
 class _Units:

@@ -49,10 +49,10 @@ __all__ = [
     "summary_line",
 ]
 
-SNIFF_BYTES = 512  # what an extensionless file's language is read from (shebang, mode line)
+SNIFF_BYTES = 8192  # a file's language is read from its start (shebang, mode line, C++ in a .h)
 # Names what `parse_source` makes of a file; bump it when that changes, so that files indexed
 # before are parsed again on their next run (their content hash alone would carry them over).
-PARSER_VERSION = "units-5"
+PARSER_VERSION = "units-6"
 
 
 def parse_source(source: bytes, *, path: str = "") -> ParsedFile:

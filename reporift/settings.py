@@ -463,7 +463,7 @@ REPORIFT = {
             "defines": 5.0,
             "mentioned": 0.0,
             "file_topic": 0.25,
-            "same_file": 0.1,
+            "same_file": 0.5,
             "module": 1.0,
             # Questions that ask how a part works (search.ranking.files): one unit per file
             # first, a file weighed by its share of the first 30 candidates, its opening lines
@@ -471,6 +471,11 @@ REPORIFT = {
             "broad_same_file": 3.0,
             "file_mass": 0.5,
             "opening": 1.0,
+            # Prose and configuration after code unless the question asks about docs or setup;
+            # benchmarks, examples and fixtures after the definitions; the top spread over more
+            # files (the languages dev set, whole repositories: docs/BENCHMARKS.md, "Languages").
+            "prose": 1.0,
+            "auxiliary": 1.0,
         },
         # Units that define a name typed as the query, gathered even when no stream found them.
         "DEFINITIONS": 20,

@@ -127,3 +127,40 @@ def parse_languages(value: str | list[str] | tuple[str, ...] | None) -> tuple[st
             # TypeScript's JSX files are their own grammar; asked for, TypeScript means both.
             found.extend(("typescript", "tsx") if name == "typescript" else (name,))
     return tuple(dict.fromkeys(found))
+
+
+# Folders and names of code that exercises, shows or feeds other code: benchmarks, examples,
+# samples, demos, fixtures and test data, and generated files (protobuf, bindings).
+_AUXILIARY_DIRS = frozenset(
+    [
+        "bench",
+        "benches",
+        "benchmark",
+        "benchmarks",
+        "example",
+        "examples",
+        "sample",
+        "samples",
+        "demo",
+        "demos",
+        "fixtures",
+        "fixture",
+        "testdata",
+        "test_data",
+        "test-data",
+        "perf",
+    ]
+)
+_GENERATED_NAME = re.compile(
+    r"(_pb2(_grpc)?\.py|\.pb\.go|\.g\.dart|\.generated\.\w+|_generated\.\w+)$"
+)
+
+
+def is_auxiliary_path(path: str) -> bool:
+    """A benchmark, example, demo, fixture or generated file: what uses the words of the code it
+    exercises, shows or mirrors, and comes after its definitions."""
+    pure = PurePosixPath(path)
+    lowered = [part.lower() for part in pure.parts[:-1]]
+    return any(part in _AUXILIARY_DIRS for part in lowered) or bool(
+        _GENERATED_NAME.search(pure.name) or re.match(r"bench(mark)?s?[_-]", pure.name.lower())
+    )

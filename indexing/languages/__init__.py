@@ -60,6 +60,10 @@ class LanguageSpec:
     # (`#!/usr/bin/env bash`) or an editor's mode line (`-*- shell-script -*-`, `vim: ft=sh`).
     interpreters: tuple[str, ...] = ()
     modes: tuple[str, ...] = ()
+    # Extensions another language owns that a file of this one may carry too, and what its
+    # first bytes show when it does: a `.h` holding `class` or `namespace` is C++, not C.
+    shared_extensions: tuple[str, ...] = ()
+    content_marker: str = ""  # a regular expression (multi-line) over the file's first 8 KB
     wheel_tags: tuple[str, ...] = ()  # grammar packages whose queries/tags.scm to use
     wheel_calls: bool = True  # keep the wheel query's @reference.call patterns
     query: str = ""  # our own patterns, added after the wheel's
@@ -79,6 +83,11 @@ class LanguageSpec:
     # A file-level comment at the top that describes the file (`//!`, a Go package comment).
     module_doc_lines: tuple[str, ...] = ()
     module_doc_blocks: tuple[str, ...] = ("/**",)
+    # Lines a file may open with before its leading doc comment (a C header's include guard).
+    module_preamble: str = ""
+    # Text the grammar cannot place, blanked before parsing (group 1 of the expression, spaces
+    # of the same length): C and C++ export macros (`class LEVELDB_EXPORT Cache`).
+    parse_blanks: str = ""
     merge_clauses: bool = False  # adjacent same-name definitions are one unit (Haskell, Elixir)
     arity_suffix: bool = False  # name/arity (Elixir)
     # Where a definition may start, as a regular expression over lines (multi-line mode): a
@@ -166,6 +175,8 @@ class _Registry:
     by_filename: dict[str, LanguageSpec] = field(default_factory=dict)
     by_interpreter: dict[str, LanguageSpec] = field(default_factory=dict)
     by_mode: dict[str, LanguageSpec] = field(default_factory=dict)
+    # Languages that may claim a file of another's extension by its content, with their marker.
+    claimants: dict[str, list[tuple[LanguageSpec, re.Pattern[bytes]]]] = field(default_factory=dict)
 
 
 @cache
@@ -181,13 +192,17 @@ def _registry() -> _Registry:
             registry.by_interpreter[interpreter] = spec
         for mode in spec.modes:
             registry.by_mode[mode] = spec
+        for extension in spec.shared_extensions:
+            marker = re.compile(spec.content_marker.encode(), re.MULTILINE)
+            registry.claimants.setdefault(extension, []).append((spec, marker))
     return registry
 
 
 def language_for_path(path: str, head: bytes = b"") -> LanguageSpec | None:
-    """The code language of a file, by its exact name or its extension (`.h` is C); a file
-    with no extension by its first lines (`head`), where a shebang or an editor's mode line
-    names it: scripts (`bin/deploy`) and sourced shell libraries rarely carry an extension."""
+    """The code language of a file, by its exact name or its extension (`.h` is C, unless its
+    start shows C++: `head` is read for a language's `content_marker`); a file with no
+    extension by its first lines (`head`), where a shebang or an editor's mode line names it:
+    scripts (`bin/deploy`) and sourced shell libraries rarely carry an extension."""
     name = PurePosixPath(path).name
     registry = _registry()
     spec = registry.by_filename.get(name)
@@ -195,8 +210,15 @@ def language_for_path(path: str, head: bytes = b"") -> LanguageSpec | None:
         return spec
     suffix = PurePosixPath(name.lower()).suffix
     if suffix:
+        for spec, marker in registry.claimants.get(suffix, ()):
+            if head and marker.search(head[:CLAIM_BYTES]):
+                return spec
         return registry.by_extension.get(suffix)
     return language_for_content(head) if head else None
+
+
+# How much of a file's start a language's content marker is looked for in.
+CLAIM_BYTES = 8192
 
 
 SNIFF_LINES = 3

@@ -4,6 +4,9 @@ and counts prototypes); the comment right above a definition is its doc."""
 
 from indexing.languages import LanguageSpec
 
+# An export or visibility macro before a type's name or at a declaration's start.
+EXPORT_MACRO = r"(?:\b(?:class|struct|union|enum)\s+|^)([A-Z][A-Z0-9_]*_(?:EXPORT|API|DLL|PUBLIC|EXTERN|DECL|VISIBLE)[A-Z0-9_]*(?:\([^)\n]*\))?)\s"
+
 QUERY = """
 (function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
@@ -28,6 +31,10 @@ SPECS = [
         query=QUERY,
         doc_lines=("///", "//"),
         doc_blocks=("/*",),
-        module_doc_blocks=(),
+        module_doc_lines=("//",),
+        module_doc_blocks=("/*",),
+        module_preamble=r"#\s*(ifndef|define|pragma\s+once)\b",
+        # `class LEVELDB_EXPORT Cache {`, `GIT_EXTERN(int) git_repository_open(...)`.
+        parse_blanks=EXPORT_MACRO,
     )
 ]

@@ -23,7 +23,8 @@ SPECS = [
         attached_types=frozenset({"signature"}),
         doc_lines=("-- |", "--|", "-- ^"),
         doc_blocks=("{-|",),
-        module_doc_blocks=("{-|",),
+        module_doc_lines=("-- |", "--|"),
+        module_doc_blocks=("{-|", "{- |"),
         merge_clauses=True,
         comment_types=frozenset({"comment", "haddock"}),
     )

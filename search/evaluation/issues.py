@@ -145,18 +145,27 @@ def _tree(repo: str, commit: str, mirrors: Path, into: Path) -> int:
     return missing
 
 
-def _indexed(repo: str, tree: Path) -> Repository:
-    name = "issues-" + repo.replace("/", "-")
+def _indexed(repo: str, commit: str, mirrors: Path, trees: Path) -> tuple[Repository, float]:
+    """The repository at `commit`, indexed once and kept (a later evaluation of the same rows
+    only searches), and the seconds indexing took now."""
+    name = f"issues-{repo.replace('/', '-')}-{commit[:12]}"
     repository = Repository.objects.filter(name=name).first()
+    if repository is not None and repository.active_run_id is not None:
+        return repository, 0.0
+    tree = trees / name
+    _tree(repo, commit, mirrors, tree)
+    started = time.perf_counter()
     if repository is None:
         repository = repository_create(
             name=name, source=str(tree), source_kind=Repository.SourceKind.LOCAL, is_public=False
         )
     run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+    seconds = time.perf_counter() - started
+    shutil.rmtree(tree, ignore_errors=True)  # searches read the index, never the tree
     if run.status != IndexRun.Status.SUCCEEDED:
-        raise DatasetError(f"indexing {repo} failed: {run.error}")
+        raise DatasetError(f"indexing {repo}@{commit[:12]} failed: {run.error}")
     repository.refresh_from_db()
-    return repository
+    return repository, seconds
 
 
 def _file_bm25(repository: Repository):
@@ -208,24 +217,29 @@ def evaluate_issues(
     systems: Iterable[str] = SYSTEMS,
     phase: int | None = 1,
     progress: Callable[[str], None] = print,
+    checkpoint: Path | None = None,
 ) -> dict:
+    """Every row through every system. With `checkpoint`, each row's entry is appended there as
+    it is scored, and a row already there with every system is not run again (an evaluation
+    of hundreds of trees can be stopped and resumed)."""
     systems = list(systems)
     trees = Path(settings.DATA_DIR) / "eval" / "issues"
+    done = _done_rows(checkpoint, systems)
     groups: dict[tuple[str, str], list[IssueRow]] = defaultdict(list)
     for row in rows:
         groups[(row.repo, row.base_commit)].append(row)
-    per_query: dict[str, dict] = {}
+    per_query: dict[str, dict] = {i: e for i, e in done.items() if i in {r.id for r in rows}}
     latency: dict[str, list[float]] = defaultdict(list)
     index_seconds = 0.0
     for number, ((repo, commit), group) in enumerate(sorted(groups.items()), start=1):
-        progress(f"[{number}/{len(groups)}] {repo}@{commit[:12]}: {len(group)} issues")
-        tree = trees / repo.replace("/", "+")
-        _tree(repo, commit, mirrors, tree)
-        started = time.perf_counter()
-        repository = _indexed(repo, tree)
-        index_seconds += time.perf_counter() - started
+        todo = [row for row in group if row.id not in per_query]
+        if not todo:
+            continue
+        progress(f"[{number}/{len(groups)}] {repo}@{commit[:12]}: {len(todo)} issues")
+        repository, seconds = _indexed(repo, commit, mirrors, trees)
+        index_seconds += seconds
         cache: dict = {}
-        for row in group:
+        for row in todo:
             entry = {
                 "id": row.id,
                 "repo": row.repo,
@@ -237,16 +251,36 @@ def evaluate_issues(
             for system in systems:
                 started = time.perf_counter()
                 ranked = rank_files(system, repository, row, phase=phase, cache=cache)
-                latency[system].append((time.perf_counter() - started) * 1000)
+                elapsed = (time.perf_counter() - started) * 1000
+                latency[system].append(elapsed)
                 entry["systems"][system] = {
                     "metrics": file_metrics(ranked, row.gold_files),
                     "files": ranked[:10],
+                    "ms": round(elapsed, 1),
                 }
             if row.id in cache.get("evidence", {}):
                 entry["evidence"] = cache["evidence"][row.id]
                 entry["about_tests"] = is_about_tests(read_issue(row.issue))
             per_query[row.id] = entry
+            if checkpoint is not None:
+                with checkpoint.open("a") as out:
+                    out.write(json.dumps(entry) + "\n")
+    for entry in per_query.values():
+        for system in systems:
+            if entry["id"] in done:
+                latency[system].append(entry["systems"][system].get("ms", 0.0))
     return _report(rows, per_query, systems, latency, index_seconds, phase)
+
+
+def _done_rows(checkpoint: Path | None, systems: list[str]) -> dict[str, dict]:
+    if checkpoint is None or not checkpoint.exists():
+        return {}
+    done = {}
+    for line in checkpoint.read_text().splitlines():
+        entry = json.loads(line)
+        if set(systems) <= set(entry["systems"]):
+            done[entry["id"]] = entry
+    return done
 
 
 def _report(rows, per_query, systems, latency, index_seconds, phase) -> dict:

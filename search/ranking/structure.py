@@ -13,7 +13,11 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
 - a module-level block (constants, data tables, a `__main__` block) matches many words but is
   rarely what a sentence asks for, unless it defines the name asked about;
 - a question that asks how a part works is answered by files: for those the list is spread
-  over files harder and a file is weighed as a whole (`search.ranking.files`).
+  over files harder and a file is weighed as a whole (`search.ranking.files`);
+- a section of documentation or configuration that speaks of a feature is not where the
+  feature is done: it leads only when the question asks about docs, setup or configuration;
+- a benchmark, an example or a fixture uses the words of what it exercises: it comes after
+  the definitions.
 
 Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
 developer questions' tuning part and checked on the package benchmark and CoSQA dev.
@@ -29,6 +33,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from indexing.unit_text import file_stem
+from search.filters import is_auxiliary_path
 from search.ranking.files import asks_for_files, file_evidence, is_opening
 
 # A name as typed, once its separators are dots: `Session.send`, `Enum.map/2`, `empty?`,
@@ -83,6 +88,10 @@ class Strengths:
     file_mass: float = 0.0
     file_window: int = 30
     opening: float = 0.0
+    # Taken off a documentation or configuration section when the question does not ask about
+    # docs, setup or configuration, and off a unit of a benchmark, example or fixture.
+    prose: float = 0.0
+    auxiliary: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,7 @@ class QueryShape:
     dotted: str  # the whole dotted name ("Session.send"), or ""
     mentioned: frozenset[str]  # code-like names inside a sentence (CamelCase, snake_case)
     words: frozenset[str]  # the query's lower-case words, for file names
+    asks_docs: bool = False  # about docs, setup or configuration (`asks_about_docs`)
 
 
 def normal_name(name: str) -> str:
@@ -122,7 +132,24 @@ def query_shape(query: str) -> QueryShape:
         dotted=text if is_name and "." in text else "",
         mentioned=mentioned - {""},
         words=frozenset(_WORD.findall(query.lower())),
+        asks_docs=asks_about_docs(query),
     )
+
+
+# Words of a question about documentation, installing, building or configuring, where a
+# section of prose or configuration is the answer.
+_DOCS_WORDS = re.compile(
+    r"\b(docs?|documentation|documented|readme|guide|tutorial|manual|changelog|license|"
+    r"contributing|install\w*|set ?up|setups?|configur\w*|config|settings?|env(?:ironment)? "
+    r"variables?|build (?:from source|options|instructions)|deploy\w*|docker\w*|yaml|toml|"
+    r"json|ini|properties|dependenc\w+|requirements?|version(?:s|ing)?|release notes?|"
+    r"getting started|quick ?start)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_docs(query: str) -> bool:
+    return _DOCS_WORDS.search(query) is not None
 
 
 def _is_camel(token: str) -> bool:
@@ -211,6 +238,10 @@ def _lifts(
         lifts.append((strengths.file_topic, "file named for the topic"))
     if strengths.module and unit.kind == "module" and not match:
         lifts.append((-strengths.module, ""))
+    if strengths.prose and unit.kind == "section" and not shape.asks_docs:
+        lifts.append((-strengths.prose, ""))
+    if strengths.auxiliary and not match and is_auxiliary_path(unit.path):
+        lifts.append((-strengths.auxiliary, ""))
     return lifts
 
 

@@ -38,6 +38,54 @@ EXTRA_FILES = {
         "concurrency:\n  group: deploy-production\n  cancel-in-progress: true\n"
     ),
     "static/app.min.js": "var a=function(b){return b*2};" * 400 + "\n",
+    # File-head documentation, each after a copyright line where a project would put one.
+    "c/ledger.h": (
+        "// Copyright 2024 The Depot Authors. All rights reserved.\n//\n"
+        "// The pallet ledger records which pallet stands in which loading bay.\n\n"
+        "#ifndef LEDGER_H\n#define LEDGER_H\nint ledger_count(void);\n#endif\n"
+    ),
+    "cpp/dock.h": (
+        "// Copyright 2024 The Depot Authors.\n\n#pragma once\n\n"
+        "// A Dock schedules the arrival of lorries at the unloading doors.\n\n"
+        "namespace depot {\nclass DEPOT_EXPORT Dock {\n public:\n  void Reserve(int door);\n"
+        "  int FreeDoors() const;\n};\n}  // namespace depot\n"
+    ),
+    "go/fleet/doc.go": (
+        "// Package fleet assigns the vans to delivery districts each morning.\npackage fleet\n"
+    ),
+    "rust/rounds.rs": (
+        "//! A round is the sequence of stops one courier drives in a single shift.\n\n"
+        "pub fn stops() -> u32 {\n    0\n}\n"
+    ),
+    "haskell/Tariff.hs": (
+        "{-|\nModule      : Tariff\nDescription : Postage charged for parcels by weight band.\n-}\n"
+        "module Tariff where\n\nband :: Int -> Int\nband w = w `div` 10\n"
+    ),
+    "js/invoice.js": (
+        "/**\n * @file Prints invoices as sheets for the accounts office.\n */\n\n"
+        "function sheet(lines) {\n  return lines.join('\\n');\n}\n"
+    ),
+    "lua/rota.lua": (
+        "--- Staff rota: who works which shift on the shop floor.\n-- @module rota\n\n"
+        "local M = {}\nfunction M.today() return {} end\nreturn M\n"
+    ),
+    "zig/scale.zig": (
+        "//! Weighing scale driver that reads kilograms from the serial port.\n\n"
+        "pub fn read() u32 {\n    return 0;\n}\n"
+    ),
+    # A feature documented in prose beside the code that does it.
+    "docs/uploads.md": (
+        "# Uploads\n\n## Retrying failed uploads\n\nAn upload that fails is sent again up to "
+        "three times, with a growing pause between the attempts.\n\n## Configuration\n\n"
+        "Set `UPLOAD_RETRIES` in `settings.toml` to change how many times a failed upload is "
+        "sent again.\n"
+    ),
+    "py/uploads.py": (
+        "import time\n\n\ndef send_with_retries(send, payload, attempts=3):\n"
+        "    for attempt in range(attempts):\n        try:\n            return send(payload)\n"
+        "        except OSError:\n            time.sleep(2 ** attempt)\n"
+        "    raise RuntimeError('upload failed')\n"
+    ),
     "vendor/github.com/acme/retry/retry.go": "package retry\n\nfunc Again() {}\n",
 }
 
@@ -246,3 +294,43 @@ def test_mcp_search_code_takes_languages(polyglot):
         mcp_actions.search(
             scope, None, _caller_request(None, None), {**arguments, "languages": ["cobol"]}
         )
+
+
+@pytest.mark.parametrize(
+    "query, path",
+    [
+        ("which pallet stands in which loading bay", "c/ledger.h"),
+        ("schedules the arrival of lorries at the unloading doors", "cpp/dock.h"),
+        ("assigns vans to delivery districts each morning", "go/fleet/doc.go"),
+        ("the stops one courier drives in a single shift", "rust/rounds.rs"),
+        ("postage charged for parcels by weight band", "haskell/Tariff.hs"),
+        ("prints invoices as sheets for the accounts office", "js/invoice.js"),
+        ("who works which shift on the shop floor", "lua/rota.lua"),
+        ("weighing scale driver reading kilograms from the serial port", "zig/scale.zig"),
+    ],
+)
+def test_a_file_head_comment_is_found_by_a_sentence_from_it(polyglot, query, path):
+    found = first(polyglot, query)
+    assert found.path == path, (query, found.path, found.qualname)
+
+
+def test_a_header_is_read_as_cpp_and_its_type_takes_the_opening_comment(polyglot):
+    from indexing.selectors import active_units
+
+    dock = active_units(repository=polyglot).get(path="cpp/dock.h", kind="class")
+    # The export macro between `class` and the name no longer hides the class.
+    assert (dock.language, dock.qualname) == ("cpp", "Dock")
+    assert dock.docstring == "A Dock schedules the arrival of lorries at the unloading doors."
+    # Named as C++ names it, with its namespace: it reaches the declaring header.
+    assert first(polyglot, "depot::Dock").qualname == "Dock"
+    assert first(polyglot, "Dock::Reserve").path == "cpp/dock.h"
+
+
+def test_prose_comes_after_the_code_it_describes_and_first_when_asked_about_setup(polyglot):
+    behaviour = search(
+        repository=polyglot, query="send a failed upload again with a growing pause", k=5
+    ).results
+    paths = [r.unit.path for r in behaviour]
+    assert paths[0] == "py/uploads.py" and "docs/uploads.md" in paths
+    setup = first(polyglot, "how do I configure how many times an upload is retried")
+    assert (setup.path, setup.kind) == ("docs/uploads.md", "section")

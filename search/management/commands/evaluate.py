@@ -160,6 +160,8 @@ class Command(BaseCommand):
                 systems=systems,
                 phase=phase,
                 progress=self.stderr.write,
+                # Resumable: each issue's result is kept beside the report as it comes.
+                checkpoint=Path(f"{out}.partial.jsonl") if out else None,
             )
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
