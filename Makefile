@@ -66,7 +66,7 @@ setup: $(STAMP)
 	$(PY) manage.py collectstatic --noinput -v0
 
 demo: setup
-	$(PY) manage.py index_repo "$$($(PY) -c 'import $(DEMO_PACKAGE), os; print(os.path.dirname($(DEMO_PACKAGE).__file__))')" --name demo-$(DEMO_PACKAGE)
+	$(VENV)/bin/reporift index "$$($(PY) -c 'import $(DEMO_PACKAGE), os; print(os.path.dirname($(DEMO_PACKAGE).__file__))')" --name demo-$(DEMO_PACKAGE)
 
 run: demo
 	@echo "RepoRift on http://$(HOST):$(PORT)/"

@@ -64,6 +64,18 @@ def serve(argv: list[str]) -> int:
     return 0  # not reached
 
 
+# How long `reporift index` waits for the warm search server it starts.
+READY_WAIT_S = 60.0
+
+
+def _served(name: str, rest: list[str]) -> bool:
+    """Answered by the warm server: searches, and issues read from a file (the server does not
+    see this process's standard input)."""
+    if name == "search":
+        return True
+    return name == "locate" and "--issue" in rest and rest[rest.index("--issue") + 1 :][:1] != ["-"]
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -75,12 +87,21 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"reporift: unknown command {name!r}; see `reporift --help`", file=sys.stderr)
         return 2
-    if name == "search" and cli_server.enabled():
+    if _served(name, rest) and cli_server.enabled():
         code = cli_server.ask(argv)
         if code is not None:
             return code
+    # Named by the environment as the user's next `reporift search` sees it, before Django's
+    # setup adds its own variables.
+    server = cli_server.socket_path()
     prepare()
     run_command(argv)
+    if name == "index" and cli_server.enabled() and "--help" not in rest:
+        # The next search, an agent's first question, finds a server warm with this index: it
+        # is started and waited for here, where indexing took seconds anyway.
+        started = cli_server.start(server) is not None
+        if started and cli_server.wait_ready(server, timeout_s=READY_WAIT_S):
+            print("search server ready: `reporift search` answers at once", file=sys.stderr)
     return 0
 
 

@@ -105,11 +105,19 @@ def _exchange(path: Path, request: dict) -> dict | None:
         return None
 
 
-def _start_and_ask(path: Path, request: dict) -> dict | None:
+def start(path: Path | None = None) -> subprocess.Popen | None:
+    """Start a server for this configuration in the background, detached, and return at
+    once (`reporift index` does, so that the first search after it finds one warm, with the
+    new index loaded); a server already there is asked to exit first, since it warmed up
+    before this index existed. None where no private folder can hold its socket."""
+    path = path or socket_path()
+    if not _private_folder(path.parent):
+        return None
+    stop(path)
     logs = Path(os.environ.get("REPORIFT_DATA_DIR") or ROOT / "var").resolve() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     with open(logs / "cli-server.log", "ab") as log:
-        server = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", "reporift.cli_server", str(path)],
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -117,6 +125,12 @@ def _start_and_ask(path: Path, request: dict) -> dict | None:
             start_new_session=True,
             cwd=ROOT,  # `-m` puts the folder first on sys.path: never a searched project's
         )
+
+
+def _start_and_ask(path: Path, request: dict) -> dict | None:
+    server = start(path)
+    if server is None:
+        return None
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         reply = _exchange(path, request) if path.exists() else None
@@ -126,6 +140,17 @@ def _start_and_ask(path: Path, request: dict) -> dict | None:
             return None  # it failed (its log says why), and no other server took its place
         time.sleep(0.05)
     return None
+
+
+def wait_ready(path: Path | None = None, *, timeout_s: float = START_WAIT_S) -> bool:
+    """Wait until the server answers (it accepts only once it has warmed up); whether it did."""
+    path = path or socket_path()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if path.exists() and _exchange(path, {"ping": True}) is not None:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def stop(path: Path | None = None) -> bool:
@@ -163,6 +188,9 @@ def serve(path: Path, *, idle_s: float) -> None:
                 return
             with connection:
                 request = json.loads(connection.makefile("rb").readline())
+                if request.get("ping"):
+                    connection.sendall(json.dumps({"ready": True}).encode())
+                    continue
                 if request.get("stop") or _changed(sources):
                     connection.sendall(json.dumps({"stale": True}).encode())
                     return

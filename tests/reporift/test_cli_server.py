@@ -79,3 +79,45 @@ def test_a_search_starts_the_server_and_the_next_one_reuses_it(tmp_path):
     finally:
         for socket in (tmp_path / "run").glob("reporift-*/search-*.sock"):
             assert cli_server.stop(socket)
+
+
+@pytest.mark.slow
+def test_index_leaves_a_warm_server_that_answers_the_first_search(tmp_path, write_repo):
+    from tests.conftest import SAMPLE_FILES
+
+    env = {
+        **os.environ,
+        "REPORIFT_DATA_DIR": str(tmp_path / "data"),
+        "REPORIFT_STATIC_TIER": "0",
+        "REPORIFT_PHASE2_MAX_UNITS": "1",  # phase 1 only: the test is about the server
+        "REPORIFT_CLI_SERVER": "1",
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+
+    def reporift(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "reporift.cli", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    try:
+        indexed = reporift("index", str(write_repo(SAMPLE_FILES)), "--name", "shop")
+        assert indexed.returncode == 0, indexed.stderr
+        assert "search server ready" in indexed.stderr
+        sockets = list((tmp_path / "run").glob("reporift-*/search-*.sock"))
+        assert len(sockets) == 1
+        bound = sockets[0].stat().st_ino
+        found = reporift("search", "shop", "retry a failed http call", "--k", "1")
+        assert found.returncode == 0 and "retry_http_call" in found.stdout
+        # Answered by the server index started, not by one the search had to start.
+        assert sockets[0].stat().st_ino == bound
+        log = (tmp_path / "data" / "logs" / "cli-server.log").read_text()
+        assert log.count("warm-up:") == 1
+    finally:
+        for socket in (tmp_path / "run").glob("reporift-*/search-*.sock"):
+            cli_server.stop(socket)
