@@ -149,16 +149,21 @@ _AUXILIARY_DIRS = frozenset(
         "test_data",
         "test-data",
         "perf",
+        # One-header copies of a library's every source (Catch2's, simdjson's).
+        "single_include",
+        "single-include",
     ]
 )
 _GENERATED_NAME = re.compile(
-    r"(_pb2(_grpc)?\.py|\.pb\.go|\.g\.dart|\.generated\.\w+|_generated\.\w+)$"
+    r"(_pb2(_grpc)?\.py|\.pb\.go|\.g\.dart|\.generated\.\w+|_generated\.\w+|"
+    r"amalgamat\w*\.\w+)$"
 )
 
 
 def is_auxiliary_path(path: str) -> bool:
-    """A benchmark, example, demo, fixture or generated file: what uses the words of the code it
-    exercises, shows or mirrors, and comes after its definitions."""
+    """A benchmark, example, demo, fixture or generated file (an amalgamated single-header
+    copy too): what uses the words of the code it exercises, shows or mirrors, and comes after
+    its definitions."""
     pure = PurePosixPath(path)
     lowered = [part.lower() for part in pure.parts[:-1]]
     return any(part in _AUXILIARY_DIRS for part in lowered) or bool(

@@ -232,9 +232,34 @@ def _without_frames(text: str) -> str:
     return text
 
 
+# What an issue template puts in every issue of a project: its instructions (HTML comments),
+# its headings ("**Describe the bug**", "## Expected behaviour", "Steps to reproduce") and
+# checklists. They say nothing about this issue, and every issue of the project shares them
+# with the templates themselves.
+_TEMPLATE_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_TEMPLATE_LINE = re.compile(
+    r"^\s*(?:#{1,6}\s*|\*\*|__)?\s*(?:describe the bug|bug description|description|expected "
+    r"behaviou?r|actual behaviou?r|observed behaviou?r|current behaviou?r|steps to reproduce|"
+    r"to reproduce|reproduction|minimal reproduction|additional context|environment|version|"
+    r"versions|screenshots?|system info(?:rmation)?|your environment|context|possible "
+    r"solution|is your feature request related to a problem\??(?: please describe\.?)?|"
+    r"describe the solution you'?d like|describe alternatives you'?ve considered|checklist|"
+    r"what happened\??|what did you expect to happen\??)\s*:?\s*(?:\*\*|__)?\s*:?\s*$",
+    re.I | re.M,
+)
+_CHECKBOX = re.compile(r"^\s*[-*]\s*\[[ xX]\].*$", re.M)
+
+
+def without_template(text: str) -> str:
+    """The issue without its template's instructions, headings and checklists."""
+    text = _TEMPLATE_COMMENT.sub("", text)
+    text = _CHECKBOX.sub("", text)
+    return _TEMPLATE_LINE.sub("", text)
+
+
 def read_issue(text: str) -> IssueClues:
     """The clues of an issue's text (any length; nothing is cut)."""
-    text = text.replace("\r\n", "\n")
+    text = without_template(text.replace("\r\n", "\n"))
     lines = text.strip().split("\n")
     title = lines[0].strip() if lines else ""
     blocks = [m.group("body") for m in _FENCE.finditer(text)]

@@ -36,9 +36,9 @@ from indexing.selectors import active_generation, active_units
 from indexing.unit_cache import generation_units
 from search import streams as S
 from search.file_map import FileMap, file_map
-from search.filters import SearchFilters, is_test_path
+from search.filters import SearchFilters, is_auxiliary_path, is_test_path
 from search.issue_text import IssueClues, read_issue
-from search.ranking.structure import normal_name
+from search.ranking.structure import asks_about_docs, normal_name
 from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
 
@@ -58,7 +58,14 @@ LOCATE_WEIGHTS = {
 }
 RRF_K = 4
 MAX_NAMES = 40
-TEST_FACTOR = 0.5  # a test file, unless the issue is about tests
+# What a file's fused score is worth by what the file is: a fix changes code. A test file
+# (unless the issue is about tests), documentation or configuration (unless it asks about
+# docs or setup), a benchmark, example or generated copy count less; a project's own issue
+# and pull-request templates share every issue's headings and are never the answer.
+TEST_FACTOR = 0.5
+PROSE_FACTOR = 0.5
+AUXILIARY_FACTOR = 0.5
+HOST_FACTOR = 0.1  # `.github/`, `.gitlab/`: templates and workflows
 _GENERIC_PARTS = frozenset(
     [
         "src",
@@ -219,25 +226,46 @@ def gather_evidence(
 
 
 def rank_files(
-    evidence: dict[str, dict[str, int]], weights: dict[str, float], *, about_tests: bool = False
+    evidence: dict[str, dict[str, int]],
+    weights: dict[str, float],
+    *,
+    about_tests: bool = False,
+    about_docs: bool = False,
 ) -> list[tuple[str, float]]:
     """Files by fused evidence: each kind's ranks (path -> rank) weighted and added up by
-    reciprocal rank; a test file counts less unless the issue is about tests."""
+    reciprocal rank, then weighed by what the file is (`file_factor`)."""
     fused: dict[str, float] = defaultdict(float)
     for kind, ranks in evidence.items():
         weight = weights.get(kind, 0.0)
         if weight > 0:
             for path, rank in ranks.items():
                 fused[path] += weight / (RRF_K + rank)
-    if not about_tests:
-        for path in fused:
-            if is_test_path(path):
-                fused[path] *= TEST_FACTOR
+    for path in fused:
+        fused[path] *= file_factor(path, about_tests=about_tests, about_docs=about_docs)
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+def file_factor(path: str, *, about_tests: bool, about_docs: bool) -> float:
+    from indexing.languages import language_for_path
+
+    if path.startswith((".github/", ".gitlab/")):
+        return HOST_FACTOR
+    factor = 1.0
+    if not about_tests and is_test_path(path):
+        factor *= TEST_FACTOR
+    if not about_docs and language_for_path(path) is None:
+        factor *= PROSE_FACTOR  # no code language: documentation or configuration
+    if is_auxiliary_path(path):
+        factor *= AUXILIARY_FACTOR
+    return factor
 
 
 def is_about_tests(clues: IssueClues) -> bool:
     return bool(re.search(r"\btests?\b", clues.title, re.I))
+
+
+def is_about_docs(clues: IssueClues) -> bool:
+    return asks_about_docs(clues.title)
 
 
 def locate_files(
@@ -259,6 +287,7 @@ def locate_files(
         found.ranks(depth=len(files.paths)),
         weights or LOCATE_WEIGHTS,
         about_tests=is_about_tests(found.clues),
+        about_docs=is_about_docs(found.clues),
     )
     top = [
         (files.index_of_path[path], score)
@@ -291,12 +320,12 @@ def _frames_and_paths(clues: IssueClues, files: FileMap) -> tuple[_Evidence, _Ev
         resolved = files.resolve(mention)
         if resolved:
             in_repo.append((frame, resolved))
-    for depth, (frame, resolved) in enumerate(in_repo):
-        # Deeper frames sit nearer the fault: Python prints the innermost last.
-        nearness = 1.0 + depth / max(1, len(in_repo))
+    for frame, resolved in in_repo:
+        # Every frame inside the repository counts alike: the fix lies in the frame that
+        # raised as often as in one of its callers (measured on the issue dev set).
         where = f"line {frame.line}" + (f" in {frame.function}" if frame.function else "")
         for index, shared in resolved:
-            frames.add(index, nearness * shared / len(resolved), f"traceback frame ({where})")
+            frames.add(index, shared / len(resolved), f"traceback frame ({where})")
     mentions = list(clues.paths)
     # A dotted module name (`pvlib.irradiance.reindl`, `com.pkg.Class`) names a path too.
     for name in clues.names[:MAX_NAMES]:
@@ -377,8 +406,11 @@ def _names(clues: IssueClues, files: FileMap, repository: Repository) -> _Eviden
 
 
 def _lexical_text(clues: IssueClues, issue: str) -> str:
-    # The title counts twice: it says in a line what the rest explains.
-    return f"{clues.title}\n{clues.title}\n{issue}"
+    """What BM25 reads of the issue: its title twice (it says in a line what the rest
+    explains), its prose, its names and messages; not its traceback's paths nor its template."""
+    return "\n".join(
+        [clues.title, clues.title, clues.prose, " ".join(clues.names), *clues.messages]
+    )
 
 
 def _words(scores: np.ndarray, unit_ids: np.ndarray, files: FileMap) -> _Evidence:

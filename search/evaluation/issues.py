@@ -24,11 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,110 +37,16 @@ from indexing.models import FileVersion, IndexRun, Repository
 from indexing.selectors import active_generation
 from indexing.services import index_run_execute, index_run_start, repository_create
 from search.evaluation.dataset_types import DatasetError
-from search.evaluation.questions import part_of
+from search.evaluation.issue_rows import IssueRow, file_metrics, write_tree
 from search.evaluation.stats import bootstrap_ci, paired_difference
 from search.issue_text import read_issue
-from search.locate import LOCATE_WEIGHTS, gather_evidence, is_about_tests
+from search.locate import LOCATE_WEIGHTS, gather_evidence, is_about_docs, is_about_tests
 from search.locate import rank_files as fused_ranking
 from search.retrieval import search_config
 from search.services import search
 
 SYSTEMS = ("locate", "search", "bm25-files", "embedder")
-ACC_KS = (1, 3, 5, 10)
 DEPTH = 50  # files each system ranks per issue
-
-
-@dataclass(frozen=True)
-class IssueRow:
-    id: str
-    repo: str
-    base_commit: str
-    language: str
-    issue: str
-    gold_files: tuple[str, ...]
-
-
-def load_issue_rows(path: Path, part: str = "tune") -> list[IssueRow]:
-    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
-    rows = []
-    for file in files:
-        for number, line in enumerate(file.read_text().splitlines(), start=1):
-            if not line.strip():
-                continue
-            raw = json.loads(line)
-            try:
-                row = IssueRow(
-                    raw["id"],
-                    raw["repo"],
-                    raw["base_commit"],
-                    raw.get("language", ""),
-                    raw["issue"],
-                    tuple(raw["gold_files"]),
-                )
-            except KeyError as exc:
-                raise DatasetError(f"{file}:{number}: missing {exc}") from exc
-            if part in ("all", part_of(row.id)):
-                rows.append(row)
-    if not rows:
-        raise DatasetError(f"{path}: no issue rows in part {part!r}")
-    return rows
-
-
-def file_metrics(ranked: list[str], gold: Iterable[str]) -> dict[str, float]:
-    gold = set(gold)
-    ranks = [n for n, path in enumerate(ranked, start=1) if path in gold]
-    first = ranks[0] if ranks else 0
-    out = {f"acc@{k}": float(bool(first) and first <= k) for k in ACC_KS}
-    out |= {f"all@{k}": float(len([r for r in ranks if r <= k]) == len(gold)) for k in (5, 10)}
-    out["mrr"] = 1.0 / first if first else 0.0
-    out["recall@10"] = len([r for r in ranks if r <= 10]) / len(gold)
-    return out
-
-
-def _tree(repo: str, commit: str, mirrors: Path, into: Path) -> int:
-    """The repository's files at `commit`, written into `into` (emptied first); how many blobs
-    the mirror lacks (a snapshot leaves out files of 4 MiB and more, which no index reads
-    anyway). Links and submodules are left out."""
-    git_dir = mirrors / repo.replace("/", "+") / "repo"
-    if not git_dir.is_dir():
-        raise DatasetError(f"no mirror of {repo} at {git_dir} (fetch it first)")
-    if into.exists():
-        shutil.rmtree(into)
-    into.mkdir(parents=True)
-    git = ["git", f"--git-dir={git_dir}"]
-    listed = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True)
-    if listed.returncode != 0:
-        raise DatasetError(f"{repo}@{commit[:12]}: {listed.stderr.decode()[-500:]}")
-    blobs = []
-    for entry in listed.stdout.split(b"\0"):
-        if not entry:
-            continue
-        meta, path = entry.split(b"\t", 1)
-        mode, kind, sha = meta.split()
-        if kind == b"blob" and mode in (b"100644", b"100755"):
-            blobs.append((sha.decode(), path.decode("utf-8", errors="surrogateescape")))
-    batch = subprocess.Popen(
-        [*git, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    missing = 0
-    root = into.resolve()
-    for sha, path in blobs:
-        batch.stdin.write(sha.encode() + b"\n")
-        batch.stdin.flush()
-        header = batch.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            missing += 1
-            continue
-        data = batch.stdout.read(int(header[2]))
-        batch.stdout.read(1)  # the newline after each object
-        target = (root / path).resolve()
-        if not target.is_relative_to(root):
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    batch.stdin.close()
-    batch.wait()
-    return missing
 
 
 def _indexed(repo: str, commit: str, mirrors: Path, trees: Path) -> tuple[Repository, float]:
@@ -153,7 +57,7 @@ def _indexed(repo: str, commit: str, mirrors: Path, trees: Path) -> tuple[Reposi
     if repository is not None and repository.active_run_id is not None:
         return repository, 0.0
     tree = trees / name
-    _tree(repo, commit, mirrors, tree)
+    write_tree(repo, commit, mirrors, tree)
     started = time.perf_counter()
     if repository is None:
         repository = repository_create(
@@ -192,6 +96,7 @@ def rank_files(system: str, repository: Repository, row: IssueRow, *, phase, cac
             found.ranks(depth=len(found.files.paths)),
             LOCATE_WEIGHTS,
             about_tests=is_about_tests(found.clues),
+            about_docs=is_about_docs(found.clues),
         )
         return [path for path, _ in ranked[:DEPTH]]
     limit = search_config()["MAX_QUERY_CHARS"]
@@ -260,7 +165,9 @@ def evaluate_issues(
                 }
             if row.id in cache.get("evidence", {}):
                 entry["evidence"] = cache["evidence"][row.id]
-                entry["about_tests"] = is_about_tests(read_issue(row.issue))
+                clues = read_issue(row.issue)
+                entry["about_tests"] = is_about_tests(clues)
+                entry["about_docs"] = is_about_docs(clues)
             per_query[row.id] = entry
             if checkpoint is not None:
                 with checkpoint.open("a") as out:

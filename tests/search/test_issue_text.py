@@ -68,3 +68,21 @@ See src/builtin.jq and `docs/manual.yml`; the error says "nth doesn't support ne
 def test_plain_prose_yields_no_names_from_ordinary_words():
     clues = read_issue("The ring around the rank should take a colour option like the title")
     assert clues.names == [] and clues.frames == [] and clues.paths == []
+
+
+def test_an_issue_templates_instructions_and_headings_are_not_read():
+    text = """Ring colour cannot be changed
+
+<!-- READ THIS FIRST! Usage questions go to the forum. -->
+**Describe the bug**
+The ring around the rank keeps its default colour.
+
+**Expected behavior**
+It takes `ring_color`.
+
+- [x] I searched the existing issues
+"""
+    clues = read_issue(text)
+    assert "READ THIS FIRST" not in clues.prose and "Describe the bug" not in clues.prose
+    assert "searched the existing issues" not in clues.prose
+    assert "keeps its default colour" in clues.prose and "ring_color" in clues.names
