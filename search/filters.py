@@ -160,6 +160,7 @@ _GENERATED_NAME = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def is_auxiliary_path(path: str) -> bool:
     """A benchmark, example, demo, fixture or generated file (an amalgamated single-header
     copy too): what uses the words of the code it exercises, shows or mirrors, and comes after

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Q
 
 from indexing.embedding import Embedder, query_vector
 from indexing.lexical import LexicalIndex, lexical_index_for_run
@@ -27,6 +26,7 @@ from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_units
 from indexing.store import VectorStore
 from search.filters import SearchFilters
+from search.name_index import name_index
 from search.ranking.structure import defines, definition_match, name_variants, query_shape
 
 logger = logging.getLogger(__name__)
@@ -190,22 +190,9 @@ def definitions_stream(ctx: StreamContext, query: str) -> list[tuple[int, float]
     names = [shape.name] if shape.name else sorted(shape.mentioned)[:3]
     if not names:
         return []
-    wanted = Q()
-    for name in names:
-        # A module block's names are a short JSON list: matched as text here (a JSON
-        # containment lookup is not on every database), exactly below.
-        wanted |= Q(name__in=name_variants(name))
-        wanted |= Q(kind=CodeUnit.Kind.MODULE, defines__icontains=f'"{name}"')
-        if "/" not in name:
-            # Elixir's `map/2` for `map`: a range on the (repository, name) index.
-            wanted |= Q(name__gte=f"{name}/", name__lt=f"{name}0")
-    if shape.dotted:
-        wanted |= Q(name=shape.dotted)  # a dotted name may be one unit's (`Shop.Stock`)
-    found = (
-        active_units(repository=ctx.repository)
-        .filter(wanted)
-        .only("pk", "kind", "name", "qualname", "defines", "path", "language")
-    )
+    # In memory per generation (search.name_index): a dotted name may be one unit's own
+    # (`Shop.Stock`), an Elixir `map` asks for `map/2`, a module block binds names too.
+    found = name_index(ctx.generation).lookup(names, name_variants, shape.dotted)
     if ctx.filters.active:
         found = [u for u in found if ctx.filters.allows(u.path, u.kind, u.language)]
 

@@ -29,6 +29,7 @@ import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Protocol
 
@@ -206,20 +207,28 @@ def file_topic(path: str, words: frozenset[str]) -> bool:
     """The file's name is a word of the query, or the start of one (`auth.py` for
     "authentication", `aliases.py` for "alias"). A file that stands for its folder
     (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder."""
-    stem = file_stem(path).lower()
-    if stem == _FOLDER_FILES.get(PurePosixPath(path).suffix, "__init__"):
-        parts = path.rsplit("/", 2)
-        stem = parts[-2].lower() if len(parts) > 1 else stem
-    stem = stem.strip("_")
-    if not stem or stem in _GENERIC_STEMS:
+    stems = _topic_stems(path)
+    if not stems:
         return False
-    stems = {stem, stem.removesuffix("s"), stem.removesuffix("es")}
     for word in words:
         if word in stems or (
             len(word) >= _PREFIX_CHARS and any(len(s) >= 3 and word.startswith(s) for s in stems)
         ):
             return True
     return False
+
+
+@lru_cache(maxsize=65536)
+def _topic_stems(path: str) -> frozenset[str]:
+    """The names a file's topic goes by (asked of every candidate of every search)."""
+    stem = file_stem(path).lower()
+    if stem == _FOLDER_FILES.get(PurePosixPath(path).suffix, "__init__"):
+        parts = path.rsplit("/", 2)
+        stem = parts[-2].lower() if len(parts) > 1 else stem
+    stem = stem.strip("_")
+    if not stem or stem in _GENERIC_STEMS:
+        return frozenset()
+    return frozenset({stem, stem.removesuffix("s"), stem.removesuffix("es")})
 
 
 def _lifts(
