@@ -144,7 +144,8 @@ class Command(BaseCommand):
     def _issues(self, dataset, part, phase, out, options) -> None:
         """Issue text, repository at its base commit, the fixed files (search.evaluation.issues):
         file Acc@k and MRR per system, with intervals, per language and per issue."""
-        from search.evaluation.issues import evaluate_issues, load_issue_rows
+        from search.evaluation.issue_rows import load_issue_rows
+        from search.evaluation.issues import evaluate_issues
 
         if not options.get("mirrors"):
             raise CommandError("the issues format needs --mirrors (or REPORIFT_GIT_MIRRORS)")
