@@ -156,15 +156,15 @@ _AUXILIARY_DIRS = frozenset(
 )
 _GENERATED_NAME = re.compile(
     r"(_pb2(_grpc)?\.py|\.pb\.go|\.g\.dart|\.generated\.\w+|_generated\.\w+|"
-    r"amalgamat\w*\.\w+)$"
+    r"amalgamat\w*\.\w+|\.d\.ts)$"
 )
 
 
 @lru_cache(maxsize=65536)
 def is_auxiliary_path(path: str) -> bool:
     """A benchmark, example, demo, fixture or generated file (an amalgamated single-header
-    copy too): what uses the words of the code it exercises, shows or mirrors, and comes after
-    its definitions."""
+    copy, a TypeScript declaration file beside its JavaScript too): what uses the words of the
+    code it exercises, shows or mirrors, and comes after its definitions."""
     pure = PurePosixPath(path)
     lowered = [part.lower() for part in pure.parts[:-1]]
     return any(part in _AUXILIARY_DIRS for part in lowered) or bool(

@@ -46,15 +46,16 @@ from search.retrieval import Retriever, search_config
 # small constant: the first files of a kind that locates well dominate). Chosen on the issue
 # dev set's tuning part (docs/BENCHMARKS.md, "Issues").
 LOCATE_WEIGHTS = {
-    "frame": 3.0,
-    "path": 2.5,
+    "frame": 2.0,
+    "path": 3.0,
     "name": 1.5,
     "message": 2.0,
-    "words": 1.0,
+    "words": 4.0,
     "title": 1.0,
-    "meaning": 0.6,
-    "code": 0.5,
-    "place": 0.5,
+    "opening": 1.0,
+    "meaning": 0.25,
+    "code": 0.0,
+    "place": 0.25,
 }
 RRF_K = 4
 MAX_NAMES = 40
@@ -202,7 +203,10 @@ def gather_evidence(
     mark = lap("words", mark)
     kinds["message"] = _messages(clues, ctx, files, index)
     mark = lap("messages", mark)
-    kinds["title"] = _title(clues, repository, filters, phase, files)
+    kinds["title"] = _title(clues.title, repository, filters, phase, files, "close to the title")
+    kinds["opening"] = _title(
+        _opening(clues), repository, filters, phase, files, "close to the description"
+    )
     mark = lap("title", mark)
     kinds["meaning"], kinds["code"] = _meaning(clues, ctx, files, index)
     mark = lap("meaning", mark)
@@ -466,21 +470,33 @@ def _static_pieces(message: str) -> list[str]:
 
 
 def _title(
-    clues: IssueClues, repository, filters: SearchFilters, phase, files: FileMap
+    text: str, repository, filters: SearchFilters, phase, files: FileMap, said: str
 ) -> _Evidence:
-    """Fast mode's own ranking (streams and learned ranker) of the title."""
+    """Fast mode's own ranking (streams and learned ranker) of a sentence of the issue."""
     from search.services import search
 
     evidence = _Evidence()
-    title = " ".join(clues.title.split())[:300]
-    if len(title) < 3:
+    text = " ".join(text.split())[:300]
+    if len(text) < 3:
         return evidence
-    response = search(repository=repository, query=title, k=50, filters=filters, phase=phase)
+    response = search(repository=repository, query=text, k=50, filters=filters, phase=phase)
     for rank, result in enumerate(response.results, start=1):
         file = files.index_of_path.get(result.unit.path)
         if file is not None and file not in evidence.scores:
-            evidence.add(file, 1.0 / rank, "close to the title", result.unit.pk)
+            evidence.add(file, 1.0 / rank, said, result.unit.pk)
     return evidence
+
+
+def _opening(clues: IssueClues) -> str:
+    """The prose's first sentences after the title: what the reporter says first."""
+    body = clues.prose[len(clues.title) :].strip() if clues.prose.startswith(clues.title) else ""
+    sentences = re.split(r"(?<=[.!?])\s+", body)
+    opening = ""
+    for sentence in sentences:
+        if len(opening) + len(sentence) > 300:
+            break
+        opening = f"{opening} {sentence}".strip()
+    return opening or body[:300]
 
 
 def _meaning(
@@ -534,7 +550,18 @@ def _place(clues: IssueClues, issue: str, files: FileMap) -> _Evidence:
 
 
 # The evidence kinds in the order a reason names them: what locates before what narrates.
-_SAID_ORDER = ("frame", "path", "message", "name", "title", "code", "meaning", "place", "words")
+_SAID_ORDER = (
+    "frame",
+    "path",
+    "message",
+    "name",
+    "title",
+    "opening",
+    "code",
+    "meaning",
+    "place",
+    "words",
+)
 
 
 def _located(top, evidence, files: FileMap, generation, index, scores, repository):
