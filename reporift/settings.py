@@ -484,6 +484,8 @@ REPORIFT = {
         "MAX_QUERY_CHARS": 1000,
         # An issue pasted whole (search.locate): a bug report with its traceback and snippets.
         "MAX_ISSUE_CHARS": 32_000,
+        # How long full mode's LLM may take to name an issue's suspects (search.locate).
+        "LOCATE_LLM_BUDGET_S": env_int("REPORIFT_LOCATE_LLM_BUDGET_S", 60),
         # Code to code (search.similar): how deep the code vectors and BM25 over the snippet's
         # words each gather candidates (20 found what 50 found on the vendored-copy set, at
         # less cost), and the weights of the similarities that order them, chosen on that

@@ -307,12 +307,16 @@ def api_locate(request, params: LocateParams):
     if error:
         return error
     user, _ = caller(request)
-    refusal = search_refusal(request, user, mode="fast")
+    refusal = search_refusal(request, user, mode=checked["mode"])
     if refusal is not None:
         return refusal.status, {"detail": refusal.message}
     try:
         located = locate_files(
-            repository=repository, issue=checked["issue"], k=checked["k"], filters=checked.filters
+            repository=repository,
+            issue=checked["issue"],
+            k=checked["k"],
+            filters=checked.filters,
+            mode=checked["mode"],
         )
     except SearchError as exc:
         return 400, {"detail": str(exc)}

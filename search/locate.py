@@ -38,6 +38,7 @@ from search import streams as S
 from search.file_map import FileMap, file_map
 from search.filters import SearchFilters, is_auxiliary_path, is_test_path
 from search.issue_text import IssueClues, read_issue
+from search.name_index import name_index
 from search.ranking.structure import asks_about_docs, normal_name
 from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
@@ -56,6 +57,8 @@ LOCATE_WEIGHTS = {
     "meaning": 0.25,
     "code": 0.0,
     "place": 0.25,
+    # Full mode: what the LLM names (measured on the issue dev set; docs/BENCHMARKS.md).
+    "suspect": 1.0,
 }
 RRF_K = 4
 MAX_NAMES = 40
@@ -167,8 +170,10 @@ def gather_evidence(
     issue: str,
     filters: SearchFilters | None = None,
     phase: int | None = None,
+    mode: str = "fast",
 ) -> IssueEvidence:
-    """Read the issue and gather every kind of evidence for every file."""
+    """Read the issue and gather every kind of evidence for every file; in full mode also what
+    an LLM names as suspects (`agents.suspects`)."""
     if not issue.strip():
         raise SearchError("the issue is empty")
     limit = search_config()["MAX_ISSUE_CHARS"]
@@ -211,7 +216,11 @@ def gather_evidence(
     kinds["meaning"], kinds["code"] = _meaning(clues, ctx, files, index)
     mark = lap("meaning", mark)
     kinds["place"] = _place(clues, issue, files)
-    lap("place", mark)
+    mark = lap("place", mark)
+    notices: list[str] = []
+    if mode == "full":
+        kinds["suspect"] = _suspects(issue, files, repository, filters, phase, notices)
+        lap("suspects", mark)
     timings.update({f"stream_{k}": v for k, v in ctx.timings_ms.items()})
     from search.services import say_phase
 
@@ -222,7 +231,7 @@ def gather_evidence(
         files,
         kinds,
         timings,
-        phase_note.notices,
+        notices + phase_note.notices,
         phase_note.index_phase,
         generation,
         (index, scores),
@@ -280,12 +289,15 @@ def locate_files(
     filters: SearchFilters | None = None,
     phase: int | None = None,
     weights: dict[str, float] | None = None,
+    mode: str = "fast",
 ) -> LocateResponse:
     """The files of the repository to read (and most likely change) for `issue`, best first,
-    each with why it came and its best units."""
+    each with why it came and its best units; `mode="full"` adds an LLM's suspects."""
     started = time.perf_counter()
     filters = filters or SearchFilters()
-    found = gather_evidence(repository=repository, issue=issue, filters=filters, phase=phase)
+    found = gather_evidence(
+        repository=repository, issue=issue, filters=filters, phase=phase, mode=mode
+    )
     files = found.files
     ranked = rank_files(
         found.ranks(depth=len(files.paths)),
@@ -487,6 +499,52 @@ def _title(
     return evidence
 
 
+def _suspects(issue, files: FileMap, repository, filters, phase, notices: list[str]) -> _Evidence:
+    """Where the LLM says the fix goes: the files it names (resolved like the issue's own path
+    mentions), the files defining the symbols it names, and fast mode's files for each concept;
+    ranked in the order it named them. A model that is down or answers garbage is reported in
+    the notices and leaves this evidence empty."""
+    from agents.errors import LLMError
+    from agents.llm import get_llm_client
+    from agents.suspects import name_suspects
+
+    evidence = _Evidence()
+    try:
+        suspects = name_suspects(
+            issue=issue,
+            paths=files.paths,
+            client=get_llm_client(),
+            budget_s=search_config()["LOCATE_LLM_BUDGET_S"],
+        )
+    except LLMError as exc:
+        notices.append(f"the LLM's suspects were not used: {exc}")
+        return evidence
+    said = f"named by the LLM ({suspects.model or 'LLM'})"
+    notices.append(
+        f"{suspects.model or 'the LLM'} named {len(suspects.files)} files, "
+        f"{len(suspects.symbols)} symbols and {len(suspects.concepts)} concepts in "
+        f"{suspects.latency_ms / 1000:.1f} s"
+        + (" (it read the issue's first part; the search read all of it)" if suspects.cut else "")
+    )
+    weight = 1.0
+    for mention in suspects.files:
+        for index, shared in _resolve_loose(files, mention):
+            evidence.add(index, weight * shared, said)
+        weight *= 0.8
+    names = [normal_name(s).split(".")[-1] for s in suspects.symbols]
+    for n, unit in enumerate(
+        name_index(active_generation(repository=repository)).lookup(names, lambda name: [name])
+    ):
+        file = files.index_of_path.get(unit.path)
+        if file is not None:
+            evidence.add(file, 0.8 / (1 + n), f"defines {unit.name}, which the LLM named", unit.pk)
+    for concept in suspects.concepts:
+        found = _title(concept, repository, filters, phase, files, said)
+        for file, score in found.scores.items():
+            evidence.add(file, 0.5 * score, said)
+    return evidence
+
+
 def _opening(clues: IssueClues) -> str:
     """The prose's first sentences after the title: what the reporter says first."""
     body = clues.prose[len(clues.title) :].strip() if clues.prose.startswith(clues.title) else ""
@@ -551,6 +609,7 @@ def _place(clues: IssueClues, issue: str, files: FileMap) -> _Evidence:
 
 # The evidence kinds in the order a reason names them: what locates before what narrates.
 _SAID_ORDER = (
+    "suspect",
     "frame",
     "path",
     "message",
@@ -570,11 +629,12 @@ def _located(top, evidence, files: FileMap, generation, index, scores, repositor
     positions = index.positions
     located = []
     for rank, (file, score) in enumerate(top, start=1):
-        reasons = [evidence[k].said[file] for k in _SAID_ORDER if file in evidence[k].said]
+        kinds = [k for k in _SAID_ORDER if k in evidence]
+        reasons = [evidence[k].said[file] for k in kinds if file in evidence[k].said]
         if file in evidence["words"].scores:
             reasons.append("shares words" if reasons else "shares the issue's words")
         unit_ids: list[int] = []
-        for kind in _SAID_ORDER:
+        for kind in kinds:
             for unit in evidence[kind].units.get(file, []):
                 if unit not in unit_ids:
                     unit_ids.append(unit)
@@ -626,17 +686,15 @@ def issue_search(
     file's first, a file's own units in the order their evidence came."""
 
     located = locate_files(
-        repository=repository, issue=issue, k=max(k, 10), filters=filters, phase=phase
+        repository=repository, issue=issue, k=max(k, 10), filters=filters, phase=phase, mode=mode
     )
-    response = SearchResponse(query=issue, mode=mode, mode_used="fast", results=[])
+    response = SearchResponse(query=issue, mode=mode, mode_used=mode, results=[])
     response.notices = [
         "read as an issue ("
         + (clue_summary(located.clues) or "prose only")
         + "): the results are the units of the files it points to, the likeliest file first",
         *located.notices,
     ]
-    if mode == "full":
-        response.notices.append("an issue is read without the LLM stages (fast mode)")
     response.index_phase = located.index_phase
     response.ordered_by = "issue"
     results: list[SearchResult] = []

@@ -124,6 +124,7 @@ def locate(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     raw = {
         "issue": arguments.get("issue"),
         "k": arguments.get("k"),
+        "mode": arguments.get("mode"),
         "path": arguments.get("path"),
         "exclude_tests": arguments.get("exclude_tests"),
         "lang": arguments.get("languages"),
@@ -140,12 +141,16 @@ def locate(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         repository = searchable[0]
     else:
         repository = visible(scope, name)
-    refusal = search_refusal(request, user, mode="fast")
+    refusal = search_refusal(request, user, mode=checked["mode"])
     if refusal is not None:
         raise ToolError(refusal.message)
     try:
         located = locate_files(
-            repository=repository, issue=checked["issue"], k=checked["k"], filters=checked.filters
+            repository=repository,
+            issue=checked["issue"],
+            k=checked["k"],
+            filters=checked.filters,
+            mode=checked["mode"],
         )
     except SearchError as exc:
         raise ToolError(str(exc)) from exc

@@ -149,6 +149,7 @@ def build_server(
         ctx: Context,
         repository: str = "",
         k: int = 10,
+        mode: str = "fast",
         path: str = "",
         exclude_tests: bool = False,
         languages: list[str] | None = None,
@@ -160,11 +161,13 @@ def build_server(
         path it mentions, a name the file defines, an error message its code says, its words)
         and its best units with their lines; and the `clues` read from the issue. `path`,
         `languages` and `exclude_tests` filter the files as search_code's do. `repository` may
-        be left out when you can reach only one."""
+        be left out when you can reach only one. `mode="full"` also asks an LLM to name
+        suspects (slower; seconds to a minute)."""
         arguments = {
             "repository": repository,
             "issue": issue,
             "k": k,
+            "mode": mode,
             "path": path,
             "exclude_tests": exclude_tests,
             "languages": languages or [],

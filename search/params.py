@@ -149,7 +149,7 @@ LOCATE_PARAMS = (
         _issue,
         required=True,
     ),
-    *(p for p in SEARCH_PARAMS if p.name in ("k", "path", "exclude_tests", "lang")),
+    *(p for p in SEARCH_PARAMS if p.name in ("k", "mode", "path", "exclude_tests", "lang")),
 )
 
 

@@ -220,3 +220,40 @@ def test_mcp_locates_an_issue_and_refuses_one_over_the_limit(store):
     assert structured["repository"] == "store"
     assert structured["files"][0]["path"] == "shop/inventory.py"
     assert len(refusals) == 2 and all(LIMIT in r for r in refusals)
+
+
+class ScriptedLLM:
+    def __init__(self, text):
+        self.text = text
+
+    def complete(self, messages, **options):
+        from agents.llm import Completion
+
+        return Completion(self.text, "scripted-llm", 5.0)
+
+
+VAGUE_ISSUE = """Orders are sometimes accepted although the warehouse is short
+
+We get complaints that customers receive confirmations for goods we do not have.
+Nothing in the logs. Could someone look at this?
+"""
+
+
+@pytest.mark.django_db
+def test_full_mode_searches_what_the_llm_names_and_says_so(store, monkeypatch):
+    monkeypatch.setattr(
+        "agents.llm.get_llm_client",
+        lambda: ScriptedLLM('{"files": [], "symbols": ["Stock.reserve"], "concepts": []}'),
+    )
+    located = locate_files(repository=store, issue=VAGUE_ISSUE, k=3, mode="full")
+    assert located.files[0].path == "shop/inventory.py"
+    assert any("which the LLM named" in r for r in located.files[0].reasons)
+    assert any(n.startswith("scripted-llm named 0 files, 1 symbols") for n in located.notices)
+
+
+@pytest.mark.django_db
+def test_an_llm_that_answers_garbage_is_reported_and_the_issue_still_located(store, monkeypatch):
+    monkeypatch.setattr("agents.llm.get_llm_client", lambda: ScriptedLLM("no idea, sorry"))
+    located = locate_files(repository=store, issue=TRACEBACK_ISSUE, k=3, mode="full")
+    assert located.files[0].path == "shop/inventory.py"
+    assert any("the LLM's suspects were not used" in n for n in located.notices)

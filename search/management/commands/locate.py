@@ -37,6 +37,12 @@ class Command(SearchCommand):
             "--k", type=int, default=10, metavar="N", help="how many files (default 10)"
         )
         parser.add_argument(
+            "--mode",
+            choices=("fast", "full"),
+            default="fast",
+            help="full: an LLM also names suspects (slower)",
+        )
+        parser.add_argument(
             "--files", metavar="PATH", default="", help="only files under this prefix or glob"
         )
         parser.add_argument(
@@ -58,6 +64,7 @@ class Command(SearchCommand):
         raw = {
             "issue": text,
             "k": k,
+            "mode": options.get("mode"),
             "path": options.get("files"),
             "exclude_tests": options.get("exclude_tests"),
             "lang": options.get("lang"),
@@ -81,6 +88,7 @@ class Command(SearchCommand):
                 issue=checked["issue"],
                 k=checked["k"],
                 filters=checked.filters,
+                mode=checked["mode"],
             )
         except SearchError as exc:
             raise CommandError(str(exc)) from exc
