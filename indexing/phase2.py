@@ -34,7 +34,7 @@ from indexing.models import CodeUnit, FileVersion, IndexRun
 from indexing.pipeline import bump_run, save_run
 from indexing.static_tier import embedder_for
 from indexing.unit_vectors import embed_units, mark_embedded
-from indexing.vector_mirror import forget_other_generations, prepare_generation
+from indexing.vector_mirror import forget_other_generations, prepare_generation, save_graphs
 
 logger = logging.getLogger(__name__)
 Phase2 = IndexRun.Phase2
@@ -169,6 +169,7 @@ def _execute(run: IndexRun, on_progress) -> str:
                 run.refresh_from_db()
                 on_progress(run)
         run.embedder_model = run.phase2_model  # the searches' model once saved: copied first
+        _save_graphs(run)
         prepare_generation(run)
         save_run(
             run,
@@ -186,6 +187,23 @@ def _execute(run: IndexRun, on_progress) -> str:
         logger.exception("phase 2 of run %s failed", run_id)
         save_run(run, phase2_status=Phase2.FAILED, phase2_error=f"{type(exc).__name__}: {exc}")
     return run.phase2_status
+
+
+def _save_graphs(run: IndexRun) -> None:
+    """The generation's vector graphs, built once here for every process that will search it
+    (indexing.vector_mirror); a failure only costs those processes the build."""
+    from django.conf import settings
+
+    from indexing.store import get_vector_store
+
+    if not settings.REPORIFT["SEARCH"]["VECTOR_GRAPH"]:
+        return
+    try:
+        store = get_vector_store(run.phase2_model)
+        if not getattr(store, "in_memory", False):
+            save_graphs(run, store, model_id=run.phase2_model)
+    except Exception:
+        logger.exception("could not save the vector graphs of run %s", run.pk)
 
 
 def _serving(run: IndexRun) -> bool:

@@ -37,6 +37,7 @@ from indexing.sources import Source
 from indexing.static_tier import get_static_embedder, phase1_embedder, static_model_id
 from indexing.store import VectorStoreUnavailable, drop_model_vectors, get_vector_store
 from indexing.unit_vectors import forget_embedded
+from indexing.vector_mirror import drop_saved_graphs
 from reporift.memory import release_free_heap
 from reporift.words import plural
 
@@ -237,6 +238,7 @@ def publish_run(*, run: IndexRun) -> None:
     _compact_static_vectors(repository.pk)
     if previous is not None:
         drop_lexical_index(previous)
+        drop_saved_graphs(previous)
         _drop_other_models(run, previous)
     logger.info(
         "run %s: %s (%d reused, %d parsed), %s embedded, %s removed",

@@ -40,7 +40,7 @@ from indexing.sources import (
 )
 from indexing.store import get_vector_store
 from indexing.unit_cache import carry_over
-from indexing.vector_mirror import forget_other_generations, prepare_generation
+from indexing.vector_mirror import drop_saved_graphs, forget_other_generations, prepare_generation
 from reporift.dispatch import send_task
 
 logger = logging.getLogger(__name__)
@@ -324,6 +324,7 @@ def repository_delete(*, repository: Repository) -> None:
     archive = Path(repository.source) if repository.source_kind == "archive" else None
     for run in repository.runs.only("pk", "created_at"):
         drop_lexical_index(run)
+        drop_saved_graphs(run)
     # The serving store too: versions indexed before models were recorded have its vectors.
     for model_id in {*vector_models(repository=repository), None}:
         get_vector_store(model_id).delete_repository(repository.pk)

@@ -25,6 +25,13 @@ first finds the copy loaded (or at a server's warm-up), not with the copy: a one
 never ask. Chroma remains the store of record; a search with a kind filter, or one before the
 graph is built, asks it.
 
+Building the graph is the costly part (seconds a field at 24k vectors), so it is done once, when
+the transformer's vectors of a generation are complete (the end of phase 2, or a publish that
+embedded a small change before its switch), and saved beside the data (`save_graphs`: the graph
+holds the vectors, with their ids beside it); a process that copies a generation reads the saved
+graph instead of asking the store and building (a fraction of a second), and the files go with
+their generation.
+
 A server copies and builds all of this before it takes requests (search.warmup). An index run
 in a process that searches the repository (a server without a broker runs its index runs in a
 thread) copies the new generation's vectors and builds their graphs before the switch
@@ -36,11 +43,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -229,6 +238,10 @@ class MirroredStore:
 
     def _load(self, key: tuple, copy: _Copy) -> None:
         _, _, repository_id, field = key
+        if _load_saved(key, copy):
+            _copies.fit(key, copy)
+            copy.loaded.set()
+            return
         try:
             ids, matrix = self.store.all_vectors(repository_id=repository_id, field=field)
             copy.row_of = {vector_id: row for row, vector_id in enumerate(ids)}
@@ -239,6 +252,73 @@ class MirroredStore:
             copy.failed = True
         finally:
             copy.loaded.set()
+
+
+def _saved_paths(key: tuple) -> tuple[Path, Path]:
+    """Where a generation field's graph and its ids are saved."""
+    from django.conf import settings
+
+    model_id, generation, repository_id, field = key
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", f"{model_id}-{generation}-{repository_id}-{field}")
+    folder = Path(settings.DATA_DIR) / "vector-graphs"
+    return folder / f"{safe}.faiss", folder / f"{safe}.ids.npy"
+
+
+def _load_saved(key: tuple, copy: _Copy) -> bool:
+    """The copy and its graph from the files `save_graphs` wrote; whether there were any."""
+    graph_path, ids_path = _saved_paths(key)
+    if not (graph_path.exists() and ids_path.exists()):
+        return False
+    try:
+        import faiss
+
+        graph = faiss.read_index(str(graph_path))
+        ids = np.load(ids_path, allow_pickle=False).tolist()
+        if graph.ntotal != len(ids):
+            raise ValueError(f"{graph.ntotal} vectors but {len(ids)} ids")
+        graph.hnsw.efSearch = GRAPH_SEARCH_EF
+        storage = faiss.downcast_index(graph.storage)
+        matrix = faiss.rev_swig_ptr(storage.get_xb(), graph.ntotal * graph.d)
+        copy.matrix = matrix.reshape(graph.ntotal, graph.d)
+        copy.ids = [str(i) for i in ids]
+        copy.row_of = {vector_id: row for row, vector_id in enumerate(copy.ids)}
+        copy.graph, copy.graph_started = graph, True
+        copy.graphed.set()
+        return True
+    except Exception:  # a damaged file: copy from the store and build, as before
+        logger.exception("could not read the saved graph %s", graph_path)
+        return False
+
+
+def save_graphs(run, store: VectorStore, *, model_id: str) -> None:
+    """Build each field's graph of the generation's vectors and save it with their ids, so that
+    no process has to build it again (the end of phase 2). Written under a temporary name and
+    renamed: a process never reads half a graph."""
+    import faiss
+
+    for name in FIELDS:
+        key = (model_id, generation_key(run), run.repository_id, name)
+        ids, matrix = store.all_vectors(repository_id=run.repository_id, field=name)
+        if not len(ids):
+            continue
+        graph, _ = _graph(np.asarray(matrix, np.float32))
+        graph_path, ids_path = _saved_paths(key)
+        graph_path.parent.mkdir(parents=True, exist_ok=True)
+        partial = graph_path.with_suffix(".partial")
+        faiss.write_index(graph, str(partial))
+        np.save(ids_path.with_suffix(".partial.npy"), np.asarray(ids, dtype=str))
+        os.replace(ids_path.with_suffix(".partial.npy"), ids_path)
+        os.replace(partial, graph_path)
+
+
+def drop_saved_graphs(run: Generation) -> None:
+    """A generation's saved graphs, when it is no longer searched."""
+    from django.conf import settings
+
+    folder = Path(settings.DATA_DIR) / "vector-graphs"
+    if folder.is_dir():
+        for path in folder.glob(f"*-{generation_key(run)}-*"):
+            path.unlink(missing_ok=True)
 
 
 def _build_graph(key: tuple, copy: _Copy) -> None:

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from indexing.models import Repository
+from search.answer import answer
 from search.filters import SearchFilters
 from search.results import SearchError, SearchResponse, SearchResult
-from search.services import search
 
 
 def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[SearchResult]:
@@ -92,7 +92,7 @@ def search_across(
     return merged_search(
         repositories,
         k,
-        lambda repository: search(
+        lambda repository: answer(
             repository=repository, query=query, k=k, mode=mode, filters=filters
         ),
     )

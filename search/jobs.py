@@ -77,10 +77,11 @@ def _update(job_id: str, **changes) -> None:
 
 def _run(job_id: str, job: SearchJobRequest) -> None:
     from indexing.models import Repository
+    from search.answer import answer
     from search.errors import search_unavailable_message
     from search.filters import SearchFilters
     from search.presenters import result_for_page, stage_timings
-    from search.services import SearchError, search
+    from search.services import SearchError
 
     stages: list[dict] = []
     started: dict[str, float] = {}
@@ -101,7 +102,7 @@ def _run(job_id: str, job: SearchJobRequest) -> None:
     # A full-mode search ran for a caller allowed to spend the LLM: examples are open to it too.
     context: dict = {"error": "", "response": None, "results": [], "llm_open": True}
     try:
-        response = search(
+        response = answer(
             repository=Repository.objects.get(pk=job.repository_id),
             query=job.query,
             k=job.k,

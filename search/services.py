@@ -126,12 +126,6 @@ def search(
     `progress(stage, state)` hears each slow stage start ("running") and end ("done");
     `phase=1` answers with phase 1's static vectors even after phase 2 (the evaluation)."""
     query = _validate(query, mode, k)
-    if is_issue(query):
-        from search.locate import issue_search
-
-        return issue_search(
-            repository=repository, issue=query, k=k, filters=filters, phase=phase, mode=mode
-        )
     progress = progress or _silent
     generation = active_generation(repository=repository)
     if generation is None:

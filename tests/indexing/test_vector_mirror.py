@@ -232,3 +232,31 @@ def test_a_graph_that_cannot_be_built_leaves_the_copy_and_the_store(store, monke
     assert mirror.query(unit(2), repository_id=1, n=1)[0].vector_id in {"2", "10", "18"}
     assert counting.queried == 1
     assert mirror.scores(unit(2), ["2"], repository_id=1)["2"] == pytest.approx(1.0, abs=1e-5)
+
+
+class NoCopyStore(CountingStore):
+    """Refuses to be copied: a copy must come from the saved graph."""
+
+    def all_vectors(self, **kwargs):
+        raise AssertionError("copied from the store instead of the saved graph")
+
+    def query(self, *args, **kwargs):
+        raise AssertionError("asked the store instead of the saved graph")
+
+
+def test_a_saved_graph_is_read_instead_of_copying_and_building(store, settings, tmp_path):
+    settings.DATA_DIR = tmp_path / "data"
+    run = SimpleNamespace(repository_id=1, **vars(generation(7)))
+    vector_mirror.save_graphs(run, store, model_id="mirror-test")
+    assert len(list((tmp_path / "data" / "vector-graphs").glob("*.faiss"))) == 1  # code only
+    vector_mirror.forget_copies()
+    mirror = MirroredStore(NoCopyStore(store), model_id="mirror-test", generation=run)
+    assert mirror.prefetch(repository_id=1, wait_s=10)
+    copy = loaded(mirror)
+    assert copy.graph is not None and copy.graphed.is_set() and copy.size == 20
+    hits = mirror.query(unit(5), repository_id=1, n=3)
+    assert hits[0].vector_id in ("5", "13") and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    scores = mirror.scores(unit(5), ["5", "6"], repository_id=1)
+    assert scores["5"] == pytest.approx(1.0, abs=1e-5)
+    vector_mirror.drop_saved_graphs(run)
+    assert not list((tmp_path / "data" / "vector-graphs").iterdir())

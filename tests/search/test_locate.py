@@ -12,9 +12,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from indexing.services import index_run_execute, index_run_start, repository_create
+from search.answer import answer
 from search.locate import locate_files
 from search.mcp_server import build_server
-from search.services import search
 
 STORE = {
     "shop/__init__.py": "",
@@ -123,9 +123,9 @@ def test_an_issue_whose_only_clue_is_an_error_message_finds_the_file_that_raises
 
 
 @pytest.mark.django_db
-def test_a_long_query_is_read_as_an_issue_by_search(store):
+def test_a_pasted_issue_is_read_as_one_by_every_search(store):
     issue = TRACEBACK_ISSUE + "\n" + "More context about the shop and its customers. " * 30
-    response = search(repository=store, query=issue, k=5)
+    response = answer(repository=store, query=issue, k=5)
     assert response.results[0].unit.path == "shop/inventory.py"
     assert response.notices[0].startswith("read as an issue (2 traceback frames")
     assert "\n" in response.query  # its lines kept: frames are read line by line

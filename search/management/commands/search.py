@@ -5,9 +5,10 @@ from django.core.management.base import BaseCommand, CommandError
 from indexing.models import CodeUnit, Repository
 from reporift.commands import DJANGO_OPTIONS
 from reporift.words import elide_middle, plural
+from search.answer import answer
 from search.params import ParamError, SearchRequest, search_params, unknown_repository_message
 from search.presenters import result_for_api
-from search.services import MODES, SearchError, search
+from search.services import MODES, SearchError
 
 
 class Command(BaseCommand):
@@ -140,7 +141,7 @@ class Command(BaseCommand):
 
     def _answer(self, repository, checked: SearchRequest, *, as_json) -> None:
         try:
-            response = search(repository=repository, **checked.search_arguments())
+            response = answer(repository=repository, **checked.search_arguments())
         except SearchError as exc:
             raise CommandError(str(exc)) from exc
         for notice in response.notices:
