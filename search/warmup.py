@@ -129,25 +129,36 @@ def _read_units() -> int:
     new candidates (60 to 150 of them) and splitting their code into stemmed words cost more than
     the rest of the search (about 1 ms a unit), and a process's first queries meet mostly units
     it has not seen: this is what made the first minute of a fresh process three times slower
-    than the next."""
-    from indexing.lexical import lexical_index_for_run
+    than the next. The words of a generation are computed by the first process that warms it
+    and saved (search.ranking.word_packs); the next ones read them back."""
+    from indexing.lexical import generation_key, lexical_index_for_run
     from indexing.selectors import active_generation
     from indexing.unit_cache import CACHED_UNITS, generation_units
-    from search.ranking.features import UNIT_WORDS_KEPT, unit_words
+    from search.ranking.features import PACKED_WORDS, UNIT_WORDS_KEPT, unit_words
+    from search.ranking.word_packs import read_pack, write_pack
 
     room = min(CACHED_UNITS, UNIT_WORDS_KEPT)
     read = 0
-    for repository in _searchable():
+    generations = [g for r in _searchable() if (g := active_generation(repository=r))]
+    keep = {generation_key(g) for g in generations}
+    for generation in generations:
         if room <= 0:
             break
-        generation = active_generation(repository=repository)
-        if generation is None:
-            continue
         ids = lexical_index_for_run(generation).unit_ids[:room].tolist()
+        packed = read_pack(generation)
+        words = {}
         for start in range(0, len(ids), 2000):
-            for unit in generation_units(generation, ids[start : start + 2000]).values():
-                unit_words(unit)
+            for pk, unit in generation_units(generation, ids[start : start + 2000]).items():
+                if packed is not None and pk in packed:
+                    PACKED_WORDS[pk] = packed[pk]
+                else:
+                    words[pk] = unit_words(unit)
                 read += 1
+        if words and (packed is None or len(ids) == len(words)):
+            try:
+                write_pack(generation, words, keep=keep)
+            except OSError:  # a read-only or full data dir: the next process computes again
+                logger.warning("could not save the word pack of %s", generation_key(generation))
         room -= len(ids)
     return read
 

@@ -130,7 +130,15 @@ class UnitWords:
     is_overload: bool
 
 
+# Words read back from a generation's saved pack (search.warmup), by unit id: a process that
+# starts beside an index already read does not split and stem every unit's code again.
+PACKED_WORDS: dict[int, UnitWords] = {}
+
+
 def unit_words(unit: RankedUnit) -> UnitWords:
+    packed = PACKED_WORDS.get(getattr(unit, "pk", None))
+    if packed is not None:
+        return packed
     return _unit_words(
         unit.name,
         unit.qualname,

@@ -87,7 +87,10 @@ def test_without_the_warm_up_the_same_search_would_have_loaded_them(shop, monkey
 def test_a_warm_up_that_runs_out_of_time_says_so_and_still_answers(shop, monkeypatch):
     from indexing import vector_mirror
 
-    monkeypatch.setattr(vector_mirror, "_build_graph", lambda key, copy: None)  # never done
+    # No saved graph (phase 2 saved one), and one that never finishes building.
+    vector_mirror.drop_saved_graphs(shop.active_run)
+    vector_mirror.forget_copies()
+    monkeypatch.setattr(vector_mirror, "_build_graph", lambda key, copy: None)
     done = warm_up(wait_s=0.5)
     assert not done.complete and done.repositories == 1
 
@@ -142,3 +145,22 @@ def test_an_index_run_copies_the_new_generation_before_its_switch_where_it_is_se
     kept = set(CodeUnit.objects.filter(file_version__runs=run).values_list("pk", flat=True))
     cached = {pk for key, pk in unit_cache._rows if key == new}
     assert len(kept) - 1 == len(cached) and cached < kept  # all but refund_order's
+
+
+def test_a_second_process_reads_the_words_the_first_saved(shop, settings, monkeypatch):
+    from indexing.lexical import lexical_index_for_run
+    from search.ranking import features
+    from search.ranking.word_packs import pack_path
+    from search.warmup import _read_units
+
+    features._unit_words.cache_clear()
+    features.PACKED_WORDS.clear()
+    assert _read_units() == shop.active_run.units_total
+    assert pack_path(shop.active_run).exists()
+    # A fresh process: nothing computed yet, and computing is not allowed.
+    features._unit_words.cache_clear()
+    monkeypatch.setattr(features, "_unit_words", _refuse)
+    assert _read_units() == shop.active_run.units_total
+    ids = lexical_index_for_run(shop.active_run).unit_ids.tolist()
+    assert set(ids) <= set(features.PACKED_WORDS)
+    features.PACKED_WORDS.clear()
