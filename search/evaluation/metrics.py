@@ -17,7 +17,7 @@ CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
 # Where a question's answer is a set of files to read: how many distinct files holding a target
 # the first ten show, and the share of the primary targets' files among them. Reported (with
 # intervals, per kind, paired) wherever a report's per-query metrics hold them.
-FILE_KEYS = ("files@10", "file_recall@10")
+FILE_KEYS = ("files@10", "file_recall@10", "file_ndcg@10")
 
 
 def success_at(relevances: Sequence[float], k: int) -> float:
@@ -67,13 +67,22 @@ def file_metrics(
 ) -> dict[str, float]:
     """`result_paths`: the files of the ranked results, best first; `gold_files`: each target's
     (file, primary). `files@10` counts the distinct files of the first ten that hold any target,
-    `file_recall@10` is the share of the primary targets' distinct files among them."""
+    `file_recall@10` is the share of the primary targets' distinct files among them.
+    `file_ndcg@10` ranks files, not results: the first ten distinct files in result order, a
+    file worth 1 when it holds a primary target and 0.5 a secondary one only (how a reader who
+    opens files, and a benchmark that judges files, sees a list)."""
     shown = set(result_paths[:k])
     relevant = {path for path, _ in gold_files}
     primary = {path for path, is_primary in gold_files if is_primary}
+    gain = {path: 0.5 for path in relevant} | {path: 1.0 for path in primary}
+    files = list(dict.fromkeys(result_paths))[:k]
+    dcg = sum(gain.get(path, 0.0) / math.log2(rank + 2) for rank, path in enumerate(files))
+    ideal = sorted(gain.values(), reverse=True)[:k]
+    idcg = sum(value / math.log2(rank + 2) for rank, value in enumerate(ideal))
     return {
         "files@10": float(len(shown & relevant)),
         "file_recall@10": len(shown & primary) / len(primary) if primary else 0.0,
+        "file_ndcg@10": dcg / idcg if idcg else 0.0,
     }
 
 

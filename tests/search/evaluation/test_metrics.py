@@ -110,9 +110,23 @@ def test_file_metrics_count_distinct_files_and_the_primary_files_found():
     shown = ["a.py", "a.py", "c.py", "x.py"] + ["y.py"] * 6 + ["b.py"]  # b.py is 11th
     figures = file_metrics(shown, gold)
     # a.py and c.py hold targets; of the primary files (a.py, b.py) only a.py is in the ten.
-    assert figures == {"files@10": 2.0, "file_recall@10": 0.5}
+    assert {k: figures[k] for k in ("files@10", "file_recall@10")} == {
+        "files@10": 2.0,
+        "file_recall@10": 0.5,
+    }
     assert file_metrics(shown, gold, k=11)["file_recall@10"] == 1.0
-    assert file_metrics([], [("a.py", False)]) == {"files@10": 0.0, "file_recall@10": 0.0}
+    empty = file_metrics([], [("a.py", False)])
+    assert empty == {"files@10": 0.0, "file_recall@10": 0.0, "file_ndcg@10": 0.0}
+
+
+def test_file_ndcg_ranks_distinct_files_primary_worth_twice_secondary():
+    gold = [("a.py", True), ("b.py", True), ("c.py", False)]
+    # Files in order a, x, c, b (a.py twice counts once): gains 1, 0, 0.5, 1.
+    figures = file_metrics(["a.py", "a.py", "x.py", "c.py", "b.py"], gold)
+    dcg = 1 + 0.5 / math.log2(4) + 1 / math.log2(5)
+    idcg = 1 + 1 / math.log2(3) + 0.5 / math.log2(4)
+    assert figures["file_ndcg@10"] == pytest.approx(dcg / idcg)
+    assert file_metrics(["a.py", "b.py", "c.py"], gold)["file_ndcg@10"] == pytest.approx(1.0)
 
 
 def test_reports_give_file_figures_intervals_only_where_computed():
