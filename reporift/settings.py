@@ -342,7 +342,8 @@ REPORIFT = {
             # Whether they help with a given endpoint is for `python -m benchmarks.llm_stages`
             # to show; the README says so.
             "default": {
-                "STAGES": ["S2", "S3", "S5", "rerank"],
+                # "suspects": full mode on an issue asks the LLM where the fix goes.
+                "STAGES": ["S2", "S3", "S5", "rerank", "suspects"],
                 "CODEGEN": "full",
                 "RERANKER": "listwise",
                 "RERANK_WEIGHT": 0.5,
@@ -375,7 +376,8 @@ REPORIFT = {
             },
             # Qwen2.5-Coder-0.5B: no stage beat fast mode on both dev sets (pointwise rerank at
             # 0.3 changed no first place; at 0.5 and above, HyDE and augmentation lost; blended
-            # by scores, MRR +0.008 and +0.007, the second within the noise). The
+            # by scores, MRR +0.008 and +0.007, the second within the noise); naming an issue's
+            # suspects, 15 of 35 answers unusable, 20 s each, MRR -0.008 (noise). The
             # rest is what its stages use when named explicitly (evaluate --stages ...).
             "qwen2.5-coder-0.5b-instruct": {
                 "STAGES": [],
@@ -486,6 +488,8 @@ REPORIFT = {
         "MAX_ISSUE_CHARS": 32_000,
         # How long full mode's LLM may take to name an issue's suspects (search.locate).
         "LOCATE_LLM_BUDGET_S": env_int("REPORIFT_LOCATE_LLM_BUDGET_S", 60),
+        # Ask for suspects whatever the model's measured stages say (benchmarks.issue_suspects).
+        "LOCATE_SUSPECTS_FORCED": env_bool("REPORIFT_LOCATE_SUSPECTS", False),
         # Code to code (search.similar): how deep the code vectors and BM25 over the snippet's
         # words each gather candidates (20 found what 50 found on the vendored-copy set, at
         # less cost), and the weights of the similarities that order them, chosen on that

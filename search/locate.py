@@ -504,12 +504,21 @@ def _suspects(issue, files: FileMap, repository, filters, phase, notices: list[s
     mentions), the files defining the symbols it names, and fast mode's files for each concept;
     ranked in the order it named them. A model that is down or answers garbage is reported in
     the notices and leaves this evidence empty."""
+    from agents.backends import model_settings
     from agents.errors import LLMError
-    from agents.llm import get_llm_client
+    from agents.llm import configured_model, get_llm_client
     from agents.suspects import name_suspects
 
     evidence = _Evidence()
     try:
+        model = configured_model()
+        forced = search_config().get("LOCATE_SUSPECTS_FORCED", False)
+        if "suspects" not in model_settings(model)["STAGES"] and not forced:
+            notices.append(
+                f"the LLM's suspects are off for {model} (they did not help in measurements); "
+                "located as in fast mode"
+            )
+            return evidence
         suspects = name_suspects(
             issue=issue,
             paths=files.paths,

@@ -239,8 +239,17 @@ Nothing in the logs. Could someone look at this?
 """
 
 
+@pytest.fixture
+def suspects_on(settings, monkeypatch):
+    """A model for which naming suspects is on (the embedded ones measured: off)."""
+    monkeypatch.setattr("agents.llm.configured_model", lambda: "scripted-llm")
+    agents = settings.REPORIFT["AGENTS"]
+    per_model = {**agents["PER_MODEL"], "scripted-llm": {"STAGES": ["suspects"]}}
+    settings.REPORIFT = {**settings.REPORIFT, "AGENTS": {**agents, "PER_MODEL": per_model}}
+
+
 @pytest.mark.django_db
-def test_full_mode_searches_what_the_llm_names_and_says_so(store, monkeypatch):
+def test_full_mode_searches_what_the_llm_names_and_says_so(store, monkeypatch, suspects_on):
     monkeypatch.setattr(
         "agents.llm.get_llm_client",
         lambda: ScriptedLLM('{"files": [], "symbols": ["Stock.reserve"], "concepts": []}'),
@@ -252,8 +261,23 @@ def test_full_mode_searches_what_the_llm_names_and_says_so(store, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_an_llm_that_answers_garbage_is_reported_and_the_issue_still_located(store, monkeypatch):
+def test_an_llm_that_answers_garbage_is_reported_and_the_issue_still_located(
+    store, monkeypatch, suspects_on
+):
     monkeypatch.setattr("agents.llm.get_llm_client", lambda: ScriptedLLM("no idea, sorry"))
     located = locate_files(repository=store, issue=TRACEBACK_ISSUE, k=3, mode="full")
     assert located.files[0].path == "shop/inventory.py"
     assert any("the LLM's suspects were not used" in n for n in located.notices)
+
+
+@pytest.mark.django_db
+def test_full_mode_asks_no_llm_where_its_suspects_did_not_help(store, monkeypatch):
+    monkeypatch.setattr("agents.llm.configured_model", lambda: "qwen2.5-coder-0.5b-instruct")
+    monkeypatch.setattr("agents.llm.get_llm_client", _refuse_llm)
+    located = locate_files(repository=store, issue=TRACEBACK_ISSUE, k=3, mode="full")
+    assert located.files[0].path == "shop/inventory.py"
+    assert any("suspects are off for qwen2.5-coder-0.5b-instruct" in n for n in located.notices)
+
+
+def _refuse_llm():
+    raise AssertionError("an LLM was started for a model whose suspects are off")
