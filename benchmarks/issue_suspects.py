@@ -34,12 +34,15 @@ def main(argv: list[str] | None = None) -> int:
     django.setup()
     import numpy as np
 
+    from agents.llm import get_llm_client
     from indexing.models import Repository
     from search.evaluation.issue_rows import file_metrics, load_issue_rows
     from search.evaluation.stats import paired_difference
     from search.locate import LOCATE_WEIGHTS, gather_evidence, is_about_docs, is_about_tests
     from search.locate import rank_files as fused
 
+    # Asked anew: an answer from the completion cache would time nothing.
+    get_llm_client().use_cache = False
     rows = load_issue_rows(ISSUES, "tune")
     rows = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
     entries = []

@@ -100,11 +100,16 @@ def _cell(figure: dict) -> str:
 
 def markdown(comparison: dict, base_name: str, new_name: str) -> str:
     files = "file_recall@10" in comparison["all"]
+    # Reports from before file NDCG was computed have none: its columns are left out then.
+    file_ndcg = "file_ndcg@10" in comparison["all"]
     lines = [
         f"| queries | n | NDCG@10 {base_name} | NDCG@10 {new_name} | Δ NDCG@10 [95%] "
         "| S@1 | Δ S@1 [95%] | MRR | Δ MRR [95%] |"
-        + (" file recall@10 | Δ [95%] | files@10 | Δ [95%] |" if files else ""),
-        "|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if files else ""),
+        + (" file recall@10 | Δ [95%] | files@10 | Δ [95%] |" if files else "")
+        + (" file NDCG@10 | Δ [95%] |" if file_ndcg else ""),
+        "|---|---|---|---|---|---|---|---|---|"
+        + ("---|---|---|---|" if files else "")
+        + ("---|---|" if file_ndcg else ""),
     ]
     for group, row in comparison.items():
         n = row["ndcg@10"]
@@ -113,6 +118,7 @@ def markdown(comparison: dict, base_name: str, new_name: str) -> str:
             f"| {n['difference']:+.3f} [{n['ci95'][0]:+.3f}, {n['ci95'][1]:+.3f}] "
             f"| {_cell(row['success@1'])} | {_cell(row['mrr'])} |"
             + (f" {_cell(row['file_recall@10'])} | {_cell(row['files@10'])} |" if files else "")
+            + (f" {_cell(row['file_ndcg@10'])} |" if file_ndcg else "")
         )
     return "\n".join(lines)
 
