@@ -377,7 +377,7 @@ REPORIFT = {
             # Qwen2.5-Coder-0.5B: no stage beat fast mode on both dev sets (pointwise rerank at
             # 0.3 changed no first place; at 0.5 and above, HyDE and augmentation lost; blended
             # by scores, MRR +0.008 and +0.007, the second within the noise); naming an issue's
-            # suspects, 15 of 35 answers unusable, 20 s each, MRR -0.008 (noise). The
+            # suspects, 19 of 40 answers unusable, 14 s each, MRR -0.007 (noise). The
             # rest is what its stages use when named explicitly (evaluate --stages ...).
             "qwen2.5-coder-0.5b-instruct": {
                 "STAGES": [],
