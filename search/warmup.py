@@ -96,6 +96,8 @@ def prefetch_vectors(*, wait_s: float = 0.0, lexical: bool = False) -> bool:
     from indexing.selectors import active_generation
     from indexing.store import FIELDS
     from indexing.vector_mirror import MAX_VECTORS
+    from search.file_map import file_map
+    from search.name_index import name_index
     from search.retrieval import retriever_store
 
     deadline = time.monotonic() + wait_s
@@ -116,6 +118,9 @@ def prefetch_vectors(*, wait_s: float = 0.0, lexical: bool = False) -> bool:
                 started.append((repository, store))
         if lexical:  # read from disk while the copies load
             lexical_index_for_run(generation)
+            # The names a typed name is looked up in, and the files an issue is located in.
+            name_index(generation)
+            file_map(generation)
     loaded = True
     for repository, store in started:
         left = max(0.0, deadline - time.monotonic())
