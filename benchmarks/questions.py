@@ -5,6 +5,7 @@ with paired 95% intervals.
     python -m benchmarks.questions check benchmarks/questions/dev
     python manage.py evaluate --format questions benchmarks/questions/dev --out A.json
     python -m benchmarks.questions compare BASE.json NEW.json [--out REPORT.json]
+    python -m benchmarks.questions latency OURS.json PEER.json [--out REPORT.json]
 
 Reports are paired on the queries' ids, so the two sides may come from two checkouts (today's
 pipeline and a change) indexed in two data directories, or from two systems: fast mode against
@@ -123,6 +124,57 @@ def markdown(comparison: dict, base_name: str, new_name: str) -> str:
     return "\n".join(lines)
 
 
+# Languages grouped by how their code looks to search (grammar family, unit sizes).
+FAMILIES = {
+    "javascript": "JavaScript/TypeScript",
+    "typescript": "JavaScript/TypeScript",
+    "go": "Go/Rust/C/C++",
+    "rust": "Go/Rust/C/C++",
+    "c": "Go/Rust/C/C++",
+    "cpp": "Go/Rust/C/C++",
+    "java": "JVM/.NET",
+    "kotlin": "JVM/.NET",
+    "scala": "JVM/.NET",
+    "csharp": "JVM/.NET",
+    "ruby": "Ruby/PHP/Lua/Bash",
+    "php": "Ruby/PHP/Lua/Bash",
+    "lua": "Ruby/PHP/Lua/Bash",
+    "bash": "Ruby/PHP/Lua/Bash",
+}
+
+
+def latency(ours: dict, peer: dict) -> dict:
+    """Per query latency of two systems run on the same questions, by language family: the
+    p50s, their ratio, and our stages' p50s (streams, resolving rows, ordering)."""
+    import numpy as np
+
+    theirs = {q["id"]: q.get("latency_ms") for q in peer["per_query"]}
+    groups: dict[str, dict[str, list[float]]] = {}
+    for query in ours["per_query"]:
+        family = FAMILIES.get(query.get("language", ""), "Swift/Elixir/Haskell/Zig")
+        for name in ("all", family):
+            group = groups.setdefault(name, {"ours": [], "peer": []})
+            group["ours"].append(query["latency_ms"])
+            group["peer"].append(theirs[query["id"]])
+            for stage, ms in query.get("timings_ms", {}).items():
+                group.setdefault(stage, []).append(ms)
+    out = {}
+    for name, values in groups.items():
+        ours_p50, peer_p50 = float(np.median(values["ours"])), float(np.median(values["peer"]))
+        out[name] = {
+            "n": len(values["ours"]),
+            "ours_p50_ms": round(ours_p50, 2),
+            "peer_p50_ms": round(peer_p50, 2),
+            "ratio": round(ours_p50 / peer_p50, 2) if peer_p50 else None,
+            "stages_p50_ms": {
+                stage: round(float(np.median(ms)), 2)
+                for stage, ms in values.items()
+                if stage not in ("ours", "peer")
+            },
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -135,9 +187,19 @@ def main(argv: list[str] | None = None) -> int:
     compare_cmd.add_argument(
         "--shared", action="store_true", help="on the queries both hold (a set that has grown)"
     )
+    latency_cmd = commands.add_parser("latency", help="per-query latency of two runs, by family")
+    latency_cmd.add_argument("ours", type=Path)
+    latency_cmd.add_argument("peer", type=Path)
+    latency_cmd.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "check":
         return check(args.paths)
+    if args.command == "latency":
+        figures = latency(*(json.loads(p.read_text()) for p in (args.ours, args.peer)))
+        print(json.dumps(figures, indent=1))
+        if args.out:
+            args.out.write_text(json.dumps(figures, indent=1) + "\n")
+        return 0
     base, new = (json.loads(p.read_text()) for p in (args.base, args.new))
     comparison = compare(base, new, shared_only=args.shared)
     print(markdown(comparison, args.base.stem, args.new.stem))
