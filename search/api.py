@@ -311,13 +311,7 @@ def api_locate(request, params: LocateParams):
     if refusal is not None:
         return refusal.status, {"detail": refusal.message}
     try:
-        located = locate_files(
-            repository=repository,
-            issue=checked["issue"],
-            k=checked["k"],
-            filters=checked.filters,
-            mode=checked["mode"],
-        )
+        located = locate_files(repository=repository, **checked.locate_arguments())
     except SearchError as exc:
         return 400, {"detail": str(exc)}
     except Exception as exc:

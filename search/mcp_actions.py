@@ -145,13 +145,7 @@ def locate(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
     if refusal is not None:
         raise ToolError(refusal.message)
     try:
-        located = locate_files(
-            repository=repository,
-            issue=checked["issue"],
-            k=checked["k"],
-            filters=checked.filters,
-            mode=checked["mode"],
-        )
+        located = locate_files(repository=repository, **checked.locate_arguments())
     except SearchError as exc:
         raise ToolError(str(exc)) from exc
     return {"repository": repository.name, **located_for_api(located)}

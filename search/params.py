@@ -171,6 +171,15 @@ class SearchRequest:
             languages=tuple(self.values.get("lang", ())),
         )
 
+    def locate_arguments(self) -> dict[str, Any]:
+        """What `search.locate.locate_files` takes from a request, besides the repository."""
+        return {
+            "issue": self.values["issue"],
+            "k": self.values["k"],
+            "mode": self.values["mode"],
+            "filters": self.filters,
+        }
+
     def search_arguments(self) -> dict[str, Any]:
         """What `search` and `search_across` take from a request, besides the repositories."""
         return {

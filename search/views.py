@@ -130,6 +130,22 @@ def search_page(request):
 
 
 @require_http_methods(["GET", "POST"])
+def _form_refused(request, form, context: dict):
+    """The page with the form's errors (400), or the caller's rate limit refusal; None when
+    the request may go on."""
+    if not form.is_valid():
+        context["error"] = " ".join(e for errors in form.errors.values() for e in errors)
+        return render(request, "search/search.html", context, status=400)
+    refusal = search_refusal(request, request.user, mode=form.cleaned_data.get("mode") or "fast")
+    if refusal is None:
+        return None
+    context["error"] = refusal.message
+    response = render(request, "search/search.html", context, status=refusal.status)
+    if refusal.retry_after_s:
+        response["Retry-After"] = str(refusal.retry_after_s)
+    return response
+
+
 @require_POST
 def locate_page(request):
     """Paste an issue, get the files to change (`search.locate`), on the search page."""
@@ -144,19 +160,11 @@ def locate_page(request):
         "full_mode_plan": full_mode_plan(),
         "llm_open": llm_open(request.user),
     }
-    if not form.is_valid():
-        context["error"] = " ".join(e for errors in form.errors.values() for e in errors)
-        return render(request, "search/search.html", context, status=400)
-    refusal = search_refusal(request, request.user, mode="fast")
-    if refusal is not None:
-        context["error"] = refusal.message
-        return render(request, "search/search.html", context, status=refusal.status)
+    if (refused := _form_refused(request, form, context)) is not None:
+        return refused
     repository = form.cleaned_data["repo"]
-    checked = form.request
     try:
-        located = locate_files(
-            repository=repository, issue=checked["issue"], k=checked["k"], filters=checked.filters
-        )
+        located = locate_files(repository=repository, **form.request.locate_arguments())
     except SearchError as exc:
         context["error"] = str(exc)
         return render(request, "search/search.html", context, status=400)
@@ -196,16 +204,8 @@ def similar_page(request):
         "full_mode_plan": full_mode_plan(),
         "llm_open": llm_open(request.user),
     }
-    if not form.is_valid():
-        context["error"] = " ".join(e for errors in form.errors.values() for e in errors)
-        return render(request, "search/search.html", context, status=400)
-    refusal = search_refusal(request, request.user, mode="fast")
-    if refusal is not None:
-        context["error"] = refusal.message
-        response = render(request, "search/search.html", context, status=refusal.status)
-        if refusal.retry_after_s:
-            response["Retry-After"] = str(refusal.retry_after_s)
-        return response
+    if (refused := _form_refused(request, form, context)) is not None:
+        return refused
     data = form.cleaned_data
     repositories = form.repositories()
     try:

@@ -6,6 +6,7 @@ from django.core.management.base import CommandError
 from indexing.models import Repository
 from reporift.words import elide_middle
 from search.management.commands.search import Command as SearchCommand
+from search.management.commands.search import add_filter_arguments
 from search.params import LOCATE_PARAMS, ParamError, search_params, unknown_repository_message
 from search.presenters import located_for_api
 from search.services import SearchError
@@ -42,15 +43,7 @@ class Command(SearchCommand):
             default="fast",
             help="full: an LLM also names suspects (slower)",
         )
-        parser.add_argument(
-            "--files", metavar="PATH", default="", help="only files under this prefix or glob"
-        )
-        parser.add_argument(
-            "--exclude-tests", action="store_true", help="leave out test files and folders"
-        )
-        parser.add_argument(
-            "--lang", action="append", default=[], metavar="LANG", help="only these languages"
-        )
+        add_filter_arguments(parser)
         parser.add_argument(
             "--json",
             action="store_true",
@@ -83,13 +76,7 @@ class Command(SearchCommand):
         from search.locate import clue_summary, locate_files
 
         try:
-            located = locate_files(
-                repository=repository,
-                issue=checked["issue"],
-                k=checked["k"],
-                filters=checked.filters,
-                mode=checked["mode"],
-            )
+            located = locate_files(repository=repository, **checked.locate_arguments())
         except SearchError as exc:
             raise CommandError(str(exc)) from exc
         for notice in located.notices:

@@ -46,30 +46,13 @@ class Command(BaseCommand):
             default="fast",
             help="fast: no language model, milliseconds (default); full: adds the LLM stages",
         )
-        parser.add_argument(
-            "--files",
-            metavar="PATH",
-            default="",
-            help="only files under this path prefix (pkg/sub/) or matching this glob "
-            "(*/models.py): the API's `path`",
-        )
+        add_filter_arguments(parser)
         parser.add_argument(
             "--kind",
             action="append",
             choices=CodeUnit.Kind.values,
             default=[],
             help="only units of this kind (repeat for several)",
-        )
-        parser.add_argument(
-            "--exclude-tests", action="store_true", help="leave out test files and folders"
-        )
-        parser.add_argument(
-            "--lang",
-            action="append",
-            default=[],
-            metavar="LANG",
-            help="only units of this language (go, typescript, markdown...; repeat or give a "
-            "comma list for several)",
         )
         parser.add_argument(
             "--json",
@@ -162,6 +145,27 @@ class Command(BaseCommand):
             f"{response.mode_used} mode, phase {response.index_phase}, "
             f"{response.timings_ms['total']:.0f} ms"
         )
+
+
+def add_filter_arguments(parser) -> None:
+    """The filters `search` and `locate` share: path, tests, language (the API's words)."""
+    parser.add_argument(
+        "--files",
+        metavar="PATH",
+        default="",
+        help="only files under this path prefix (pkg/sub/) or matching this glob "
+        "(*/models.py): the API's `path`",
+    )
+    parser.add_argument(
+        "--exclude-tests", action="store_true", help="leave out test files and folders"
+    )
+    parser.add_argument(
+        "--lang",
+        action="append",
+        default=[],
+        metavar="LANG",
+        help="only this language (go, typescript, markdown...; repeat or give a comma list)",
+    )
 
 
 def _json_dumps(rows) -> str:
