@@ -70,8 +70,12 @@ def test_upload_size_limit(settings, user_client):
 
 def test_query_and_k_limits(shop):
     client = Client()
-    long_query = client.get("/api/search", {"repo": "shop", "q": "x" * 1001})
-    assert long_query.status_code == 400 and "longer than 1000" in long_query.json()["detail"]
+    # A query may be a whole issue, up to 32,000 characters (POSTed), and no longer.
+    long_query = client.post(
+        "/api/search", {"repo": ["shop"], "q": "x" * 32_001}, content_type="application/json"
+    )
+    assert long_query.status_code == 400
+    assert "longer than 32,000 characters" in long_query.json()["detail"]
     big_k = client.get("/api/search", {"repo": "shop", "q": "x", "k": 101})
     assert big_k.status_code == 400 and "k must be between 1 and 100" in big_k.json()["detail"]
 
