@@ -29,10 +29,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Q
 
 from indexing.models import CodeUnit, Repository
-from indexing.selectors import active_generation, active_units
+from indexing.selectors import active_generation
 from indexing.unit_cache import generation_units
 from search import streams as S
 from search.file_map import FileMap, file_map
@@ -201,7 +200,7 @@ def gather_evidence(
     kinds: dict[str, _Evidence] = {}
     kinds["frame"], kinds["path"] = _frames_and_paths(clues, files)
     mark = lap("paths", mark)
-    kinds["name"] = _names(clues, files, repository)
+    kinds["name"] = _names(clues, files, generation)
     mark = lap("names", mark)
     index, scores = ctx.lexical(_lexical_text(clues, issue))
     kinds["words"] = _words(scores, index.unit_ids, files)
@@ -379,7 +378,9 @@ def _resolve_loose(files: FileMap, mention: str) -> list[tuple[int, int]]:
     return out if len(out) <= 3 else []
 
 
-def _names(clues: IssueClues, files: FileMap, repository: Repository) -> _Evidence:
+def _names(clues: IssueClues, files: FileMap, generation) -> _Evidence:
+    """The files that define the issue's names (in memory, `search.name_index`): a name in
+    code counts twice a name in prose, and a name defined in many files counts less."""
     evidence = _Evidence()
     wanted: dict[str, float] = {}
     dotted: dict[str, str] = {}
@@ -397,14 +398,13 @@ def _names(clues: IssueClues, files: FileMap, repository: Repository) -> _Eviden
                 dotted[last] = normal
     if not wanted:
         return evidence
-    found = (
-        active_units(repository=repository)
-        .filter(Q(name__in=list(wanted)) | Q(name__in=[n.lower() for n in wanted]))
-        .exclude(kind=CodeUnit.Kind.SECTION)
-        .values_list("pk", "name", "qualname", "path")
-    )
+    spellings = list(dict.fromkeys([*wanted, *(n.lower() for n in wanted)]))
+    rows = [
+        (unit.pk, unit.name, unit.qualname, unit.path)
+        for unit in name_index(generation).lookup(spellings, lambda name: [name])
+        if unit.kind != CodeUnit.Kind.SECTION and unit.name in spellings
+    ]
     defining: dict[str, set[str]] = defaultdict(set)
-    rows = list(found)
     for _, name, _, path in rows:
         defining[name].add(path)
     for pk, name, qualname, path in rows:

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 from indexing.models import Repository
 from reporift.words import elide_middle
 from search.management.commands.search import Command as SearchCommand
-from search.management.commands.search import add_filter_arguments
+from search.management.commands.search import add_filter_arguments, add_working_tree_arguments
 from search.params import LOCATE_PARAMS, ParamError, search_params, unknown_repository_message
 from search.presenters import located_for_api
 from search.services import SearchError
@@ -26,14 +26,7 @@ class Command(SearchCommand):
             metavar="FILE",
             help="a file holding the issue's text; '-' or nothing: standard input",
         )
-        parser.add_argument(
-            "--path", metavar="DIR", help="look in this directory instead of a named repository"
-        )
-        parser.add_argument(
-            "--no-phase2",
-            action="store_true",
-            help="with --path: do not start the transformer's vectors after answering",
-        )
+        add_working_tree_arguments(parser)
         parser.add_argument(
             "--k", type=int, default=10, metavar="N", help="how many files (default 10)"
         )

@@ -25,18 +25,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("name", help="repository name (with --path: the query)")
         parser.add_argument("query", nargs="?", help="what to look for, in plain words")
-        parser.add_argument(
-            "--path",
-            metavar="DIR",
-            help="search this directory instead of a named repository: the first call indexes "
-            "it (static vectors in seconds); the transformer's vectors follow in a detached "
-            "process, and later calls see edits",
-        )
-        parser.add_argument(
-            "--no-phase2",
-            action="store_true",
-            help="with --path: do not start the transformer's vectors after answering",
-        )
+        add_working_tree_arguments(parser)
         parser.add_argument(
             "--k", type=int, default=10, metavar="N", help="how many results (default 10)"
         )
@@ -145,6 +134,22 @@ class Command(BaseCommand):
             f"{response.mode_used} mode, phase {response.index_phase}, "
             f"{response.timings_ms['total']:.0f} ms"
         )
+
+
+def add_working_tree_arguments(parser) -> None:
+    """`--path DIR` instead of a named repository, as `search` and `locate` take it."""
+    parser.add_argument(
+        "--path",
+        metavar="DIR",
+        help="look in this directory instead of a named repository: the first call indexes "
+        "it (static vectors in seconds); the transformer's vectors follow in a detached "
+        "process, and later calls see edits",
+    )
+    parser.add_argument(
+        "--no-phase2",
+        action="store_true",
+        help="with --path: do not start the transformer's vectors after answering",
+    )
 
 
 def add_filter_arguments(parser) -> None:
