@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexing.models import CodeUnit
-from indexing.selectors import active_generation
 from indexing.unit_cache import generation_units
 from search import streams as S
 from search.file_map import FileMap
@@ -263,7 +262,9 @@ def sentence(
     return evidence
 
 
-def suspects(issue, files: FileMap, repository, filters, phase, notices: list[str]) -> Evidence:
+def suspects(
+    issue, files: FileMap, repository, generation, filters, phase, notices: list[str]
+) -> Evidence:
     """Where the LLM says the fix goes: the files it names (resolved like the issue's own path
     mentions), the files defining the symbols it names, and fast mode's files for each concept;
     ranked in the order it named them. A model that is down or answers garbage is reported in
@@ -305,9 +306,7 @@ def suspects(issue, files: FileMap, repository, filters, phase, notices: list[st
             evidence.add(index, weight * shared, said)
         weight *= 0.8
     names = [normal_name(s).split(".")[-1] for s in suspects.symbols]
-    for n, unit in enumerate(
-        name_index(active_generation(repository=repository)).lookup(names, lambda name: [name])
-    ):
+    for n, unit in enumerate(name_index(generation).lookup(names, lambda name: [name])):
         file = files.index_of_path.get(unit.path)
         if file is not None:
             evidence.add(file, 0.8 / (1 + n), f"defines {unit.name}, which the LLM named", unit.pk)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 
 # Extensions a path mention may end with: code, docs and configuration a repository indexes.
 _EXTENSIONS = [
@@ -174,7 +175,7 @@ class IssueClues:
     messages: list[str] = field(default_factory=list)  # quoted strings and error messages
     code_blocks: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
         """Every name, strongest first."""
         weighted = Counter({n: 2 * c for n, c in self.code_names.items()})

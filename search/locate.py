@@ -162,7 +162,7 @@ def gather_evidence(
     mark = lap("place", mark)
     notices: list[str] = []
     if mode == "full":
-        kinds["suspect"] = E.suspects(issue, files, repository, filters, phase, notices)
+        kinds["suspect"] = E.suspects(issue, files, repository, generation, filters, phase, notices)
         lap("suspects", mark)
     timings.update({f"stream_{k}": v for k, v in ctx.timings_ms.items()})
     from search.services import say_phase
@@ -260,11 +260,8 @@ def locate_files(
 
 
 def _allowed(files: FileMap, file: int, filters: SearchFilters) -> bool:
-    """Files are ranked, not units: a kind filter does not apply; path, language and tests do."""
-    if not filters.active:
-        return True
-    kind = filters.kinds[0] if filters.kinds else "function"
-    return filters.allows(files.paths[file], kind, files.languages[file])
+    """Path, language and tests filter files (a locate request takes no kind filter)."""
+    return not filters.active or filters.allows(files.paths[file], "", files.languages[file])
 
 
 _SAID_ORDER = (

@@ -31,6 +31,7 @@ class NamedUnit:
 
 class NameIndex:
     def __init__(self, units: list[NamedUnit]) -> None:
+        self.units = units
         self.by_name: dict[str, list[NamedUnit]] = defaultdict(list)
         self.by_bare: dict[str, list[NamedUnit]] = defaultdict(list)  # `map/2` under `map`
         self.by_defined: dict[str, list[NamedUnit]] = defaultdict(list)  # module blocks

@@ -159,7 +159,7 @@ def _read_units() -> int:
                 else:
                     words[pk] = unit_words(unit)
                 read += 1
-        if words and (packed is None or len(ids) == len(words)):
+        if packed is None and words:
             try:
                 write_pack(generation, words, keep=keep)
             except OSError:  # a read-only or full data dir: the next process computes again

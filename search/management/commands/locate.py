@@ -3,11 +3,10 @@ import sys
 
 from django.core.management.base import CommandError
 
-from indexing.models import Repository
 from reporift.words import elide_middle
 from search.management.commands.search import Command as SearchCommand
 from search.management.commands.search import add_filter_arguments, add_working_tree_arguments
-from search.params import LOCATE_PARAMS, ParamError, search_params, unknown_repository_message
+from search.params import LOCATE_PARAMS, ParamError, search_params
 from search.presenters import located_for_api
 from search.services import SearchError
 
@@ -59,13 +58,7 @@ class Command(SearchCommand):
             checked = search_params(raw, LOCATE_PARAMS)
         except ParamError as exc:
             raise CommandError(str(exc)) from None
-        if path:
-            repository = self._working_tree(path)
-        else:
-            repository = Repository.objects.filter(name=name).first()
-            if repository is None:
-                names = Repository.objects.values_list("name", flat=True)
-                raise CommandError(unknown_repository_message(name, names))
+        repository = self._repository(name, path)
         from search.locate import clue_summary, locate_files
 
         try:

@@ -71,16 +71,21 @@ class Command(BaseCommand):
             checked = search_params(raw)
         except ParamError as exc:
             raise CommandError(str(exc)) from None
-        if path:
-            repository = self._working_tree(path)
-        else:
-            repository = Repository.objects.filter(name=name).first()
-            if repository is None:
-                names = Repository.objects.values_list("name", flat=True)
-                raise CommandError(unknown_repository_message(name, names))
+        repository = self._repository(name, path)
         self._answer(repository, checked, as_json=json)
         if path and not options["no_phase2"]:
             self._phase2_detached(repository)
+
+    def _repository(self, name: str | None, path: str | None) -> Repository:
+        """The working tree at `path` (indexed or brought up to date first), or the repository
+        called `name`, refused with the closest names there are."""
+        if path:
+            return self._working_tree(path)
+        repository = Repository.objects.filter(name=name).first()
+        if repository is None:
+            names = Repository.objects.values_list("name", flat=True)
+            raise CommandError(unknown_repository_message(name, names))
+        return repository
 
     def _working_tree(self, path: str) -> Repository:
         from indexing.services import IndexingError
