@@ -465,7 +465,7 @@ REPORIFT = {
             "defines": 5.0,
             "mentioned": 0.0,
             "file_topic": 0.25,
-            "same_file": 0.3,
+            "same_file": 0.2,
             "module": 1.0,
             # Questions that ask how a part works (search.ranking.files): one unit per file
             # first, a file weighed by its share of the first 30 candidates, its opening lines
@@ -474,9 +474,10 @@ REPORIFT = {
             "file_mass": 0.5,
             "opening": 1.0,
             # Prose and configuration after code unless the question asks about docs or setup;
-            # benchmarks, examples and fixtures after the definitions. With same_file 0.3 (was
-            # 0.1): languages files +0.013, spans +0.006; Python behaviour spans -0.014, files
-            # +0.007 (docs/BENCHMARKS.md, "Languages"; 0.5 cost Python more).
+            # benchmarks, examples and fixtures after the definitions. same_file 0.2 (between
+            # 0.1, where Python's behaviour questions had their second answer in one file, and
+            # 0.3, which spread the other languages' files most): docs/BENCHMARKS.md,
+            # "Languages".
             "prose": 1.0,
             "auxiliary": 1.0,
         },
