@@ -129,7 +129,12 @@ class SegmentVectorStore:
         n = min(max(1, n), len(scores))
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [VectorHit(str(matrix.ids[i]), float(scores[i])) for i in top if scores[i] > -np.inf]
+        top = top[scores[top] > -np.inf]
+        # Converted as whole arrays: element by element costs more than the product above.
+        return [
+            VectorHit(i, v)
+            for i, v in zip(matrix.ids[top].tolist(), scores[top].tolist(), strict=True)
+        ]
 
     def scores(
         self,
@@ -146,7 +151,7 @@ class SegmentVectorStore:
         if not rows:
             return {}
         values = matrix.vectors[list(rows.values())] @ np.asarray(vector, dtype=np.float32)
-        return {i: float(v) for i, v in zip(rows, values, strict=True)}
+        return dict(zip(rows, values.tolist(), strict=True))
 
     def all_vectors(
         self, *, repository_id: int, field: str = "code"

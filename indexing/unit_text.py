@@ -64,6 +64,20 @@ def path_text(path: str) -> str:
     return path
 
 
+def file_suffix(path: str) -> str:
+    """The file's extension with its dot, as `PurePosixPath.suffix` says it (`.py`; "" for
+    `Makefile` or `.bashrc`), without building a path object (asked of every candidate)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def folders(path: str) -> list[str]:
+    """The folder names above the file, as `PurePosixPath.parts[:-1]` lists them (less a
+    leading root)."""
+    return [part for part in path.split("/")[:-1] if part and part != "."]
+
+
 def file_stem(path: str) -> str:
     """The file's name without its extension (`__init__`, `index`, `Makefile`)."""
     return path_text(path.rsplit("/", 1)[-1])

@@ -428,10 +428,11 @@ REPORIFT = {
     },
     "SEARCH": {
         # Hits each stream contributes: fast mode's S1, S6 and S4 gather the learned ranker's
-        # candidates (at least k each); the paper uses 3 for S1/S2. 40 rather than 50: the
-        # same answers within a narrow noise on both dev sets, a fifth fewer candidates to
-        # order (docs/eval/vector-graph-quality.json).
-        "DEPTH": {"S1": 40, "S6": 40, "S4": 40, "S2": 3, "S3": 1, "S5": 10},
+        # candidates (at least k each); the paper uses 3 for S1/S2. 40 rather than 50, then
+        # 30 rather than 40: each time the same answers within a narrow noise on the dev
+        # sets, a fifth fewer candidates to order (docs/eval/vector-graph-quality.json,
+        # docs/eval/stream-depth.json).
+        "DEPTH": {"S1": 30, "S6": 30, "S4": 30, "S2": 3, "S3": 1, "S5": 10},
         # The query streams ask an HNSW graph over the process's in-memory copy of the vectors
         # (indexing.vector_mirror) instead of Chroma once it is built: a third of the time.
         "VECTOR_GRAPH": env_bool("REPORIFT_VECTOR_GRAPH", True),

@@ -7,7 +7,8 @@ import fnmatch
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import PurePosixPath
+
+from indexing.unit_text import file_suffix, folders
 
 
 @dataclass(frozen=True)
@@ -53,18 +54,17 @@ _TEST_FILES = frozenset({"conftest.py", "spec_helper.rb", "rails_helper.rb", "te
 @lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     # Asked of every candidate of every search (a ranker feature): a repository's paths repeat.
-    pure = PurePosixPath(path)
-    name = pure.name
-    if pure.suffix in (".py", ".pyi"):
+    name = path.rsplit("/", 1)[-1]
+    if file_suffix(path) in (".py", ".pyi"):
         # Python's rule as the ranker was fitted with it (a Django `tests.py` stays out).
         return (
-            any(part in _PYTHON_TEST_DIRS for part in pure.parts[:-1])
+            any(part in _PYTHON_TEST_DIRS for part in folders(path))
             or name.startswith("test_")
             or name.endswith("_test.py")
             or name == "conftest.py"
         )
     return (
-        any(part in _TEST_DIRS for part in pure.parts[:-1])
+        any(part in _TEST_DIRS for part in folders(path))
         or name in _TEST_FILES
         or _TEST_NAME.search(name) is not None
     )
@@ -165,8 +165,7 @@ def is_auxiliary_path(path: str) -> bool:
     """A benchmark, example, demo, fixture or generated file (an amalgamated single-header
     copy, a TypeScript declaration file beside its JavaScript too): what uses the words of the
     code it exercises, shows or mirrors, and comes after its definitions."""
-    pure = PurePosixPath(path)
-    lowered = [part.lower() for part in pure.parts[:-1]]
-    return any(part in _AUXILIARY_DIRS for part in lowered) or bool(
-        _GENERATED_NAME.search(pure.name) or re.match(r"bench(mark)?s?[_-]", pure.name.lower())
+    name = path.rsplit("/", 1)[-1]
+    return any(part.lower() in _AUXILIARY_DIRS for part in folders(path)) or bool(
+        _GENERATED_NAME.search(name) or re.match(r"bench(mark)?s?[_-]", name.lower())
     )

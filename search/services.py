@@ -297,6 +297,7 @@ def _order(
     response.timings_ms["order"] = round((time.perf_counter() - start) * 1000, 2)
     # Only results that can be shown are put in words: the first k, or as many as full mode's
     # reranker may lift into them. The rest are ordered, never explained.
+    # Nothing past them is kept either (the search answers its first k), so none is made.
     shown = max(k, config["CANDIDATES"]) if response.mode == "full" else k
     return [
         SearchResult(
@@ -304,8 +305,8 @@ def _order(
             units[u],
             score,
             stream_ranks[u],
-            reason=reasons.get(u) or (stream_reason(stream_ranks[u]) if n < shown else ""),
+            reason=reasons.get(u) or stream_reason(stream_ranks[u]),
             comparable=comparable.get(u, score),
         )
-        for n, (u, score) in enumerate(scored)
+        for u, score in scored[:shown]
     ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,9 @@ class WarmUp:
     complete: bool = True
 
 
-def warm_up(*, wait_s: float = WAIT_S) -> WarmUp:
+def warm_up(*, wait_s: float = WAIT_S, repositories: Sequence[int] | None = None) -> WarmUp:
+    """`repositories`: warm only these (ids), as a server that holds only them would (the
+    evaluation times each corpus's questions so); by default every searchable one."""
     done = WarmUp()
     started = time.perf_counter()
 
@@ -53,11 +56,11 @@ def warm_up(*, wait_s: float = WAIT_S) -> WarmUp:
     try:
         _load_models()
         lap("models")
-        done.complete = prefetch_vectors(wait_s=wait_s, lexical=True)
+        done.complete = prefetch_vectors(wait_s=wait_s, lexical=True, only=repositories)
         lap("indexes")
-        done.units = _read_units()
+        done.units = _read_units(only=repositories)
         lap("units")
-        done.repositories = _ask_each_repository()
+        done.repositories = _ask_each_repository(only=repositories)
         lap("first search")
     except Exception:  # a broken part is reported by the first search that needs it
         logger.exception("warm-up failed")
@@ -79,14 +82,18 @@ def _load_models() -> None:
         get_ranker()
 
 
-def _searchable():
-    """The repositories the process warms (those with an index), newest first."""
+def _searchable(only: Sequence[int] | None = None):
+    """The repositories the process warms (those with an index; of `only`, when given),
+    newest first."""
     from indexing.models import Repository
 
-    return Repository.objects.filter(active_run__isnull=False).order_by("-pk")
+    searchable = Repository.objects.filter(active_run__isnull=False).order_by("-pk")
+    return searchable if only is None else searchable.filter(pk__in=only)
 
 
-def prefetch_vectors(*, wait_s: float = 0.0, lexical: bool = False) -> bool:
+def prefetch_vectors(
+    *, wait_s: float = 0.0, lexical: bool = False, only: Sequence[int] | None = None
+) -> bool:
     """Start copying searchable repositories' vectors into memory and building their graphs
     (newest first, those that fit within the copies' bound together), so that the first
     searches need not ask the store for their candidates' scores; with `wait_s`, wait that
@@ -105,7 +112,7 @@ def prefetch_vectors(*, wait_s: float = 0.0, lexical: bool = False) -> bool:
     # rest): a repository that does not fit in what is left is skipped, not copied.
     room = MAX_VECTORS
     started = []
-    for repository in _searchable().select_related("active_run"):
+    for repository in _searchable(only).select_related("active_run"):
         generation = active_generation(repository=repository)
         if generation is None:
             continue
@@ -128,7 +135,7 @@ def prefetch_vectors(*, wait_s: float = 0.0, lexical: bool = False) -> bool:
     return loaded
 
 
-def _read_units() -> int:
+def _read_units(*, only: Sequence[int] | None = None) -> int:
     """Each repository's unit rows read, and put in the words the ranker's features compare
     with the query, newest repository first, as many as the process keeps. Reading a search's
     new candidates (60 to 150 of them) and splitting their code into stemmed words cost more than
@@ -145,7 +152,10 @@ def _read_units() -> int:
     room = min(CACHED_UNITS, UNIT_WORDS_KEPT)
     read = 0
     generations = [g for r in _searchable() if (g := active_generation(repository=r))]
+    # Every searched generation's pack is kept, whichever are warmed now.
     keep = {generation_key(g) for g in generations}
+    if only is not None:
+        generations = [g for r in _searchable(only) if (g := active_generation(repository=r))]
     for generation in generations:
         if room <= 0:
             break
@@ -168,14 +178,14 @@ def _read_units() -> int:
     return read
 
 
-def _ask_each_repository() -> int:
+def _ask_each_repository(*, only: Sequence[int] | None = None) -> int:
     """One search of each repository: the code a search runs, its database statements and the
     parts loaded on first use, paid here rather than by a user."""
     from search.results import SearchError
     from search.services import search
 
     asked = 0
-    for repository in _searchable():
+    for repository in _searchable(only):
         with contextlib.suppress(SearchError):
             search(repository=repository, query=WARM_QUERY, k=10)
             asked += 1

@@ -69,6 +69,17 @@ def file_metrics(ranked: list[str], gold: Iterable[str]) -> dict[str, float]:
     return out
 
 
+def commit_time(repo: str, commit: str, mirrors: Path) -> int:
+    """When `commit` was made (seconds since the epoch; 0 when the mirror cannot say)."""
+    git_dir = mirrors / repo.replace("/", "+") / "repo"
+    shown = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", "-s", "--format=%ct", commit],
+        capture_output=True,
+        text=True,
+    )
+    return int(shown.stdout.strip() or 0) if shown.returncode == 0 else 0
+
+
 def write_tree(repo: str, commit: str, mirrors: Path, into: Path) -> int:
     """The repository's files at `commit`, written into `into` (emptied first); how many blobs
     the mirror lacks (a snapshot leaves out files of 4 MiB and more, which no index reads

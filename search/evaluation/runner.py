@@ -27,6 +27,7 @@ from search.evaluation.stats import paired_difference
 from search.ranking.structure import defines, query_shape
 from search.results import SearchResult
 from search.services import FAST_STAGES, FULL_STAGES, search
+from search.warmup import warm_up
 
 
 def judge(
@@ -87,7 +88,11 @@ def evaluate(
     progress: bool = True,
     repositories: dict[str, Repository] | None = None,
     phase: int | None = None,
+    warm: bool = False,
 ) -> dict[str, Any]:
+    """`warm`: each corpus's repository warmed up before its first question, as a server that
+    holds it does when it starts (search.warmup), so that latencies are a warmed server's;
+    without it they include reading units met for the first time."""
     repositories = repositories or {key: prepare_corpus(c) for key, c in dataset.corpora.items()}
     queries: list[EvalQuery] = dataset.queries[:limit] if limit else dataset.queries
     with execution_judge(any(q.test for q in queries)) as executions:
@@ -101,7 +106,9 @@ def evaluate(
             stages=stages,
             progress=progress,
             phase=phase,
+            warm=warm,
         )
+    report["warmed"] = warm
     if executions is not None:
         # How the candidates' test runs ended (xCodeEval's rule): ran, passed, failed,
         # timed_out, stopped (another limit), skipped (a kind with nothing to import),
@@ -124,9 +131,11 @@ def _evaluate(
     stages: Sequence[str] | None,
     progress: bool,
     phase: int | None,
+    warm: bool = False,
 ) -> dict[str, Any]:
     depth = max(k, 10)
     per_query, metrics, latencies = [], [], []
+    warmed: set[str] = set()
     for query in tqdm(
         queries,
         desc=f"evaluate {mode} {','.join(stages or [])}".strip(),
@@ -134,6 +143,9 @@ def _evaluate(
         unit="q",
     ):
         corpus = dataset.corpora[query.corpus]
+        if warm and query.corpus not in warmed:
+            warm_up(repositories=[repositories[query.corpus].pk])
+            warmed.add(query.corpus)
         start = time.perf_counter()
         # Snippet corpora collapse units to snippets: ask for more units than snippets needed.
         response = search(

@@ -29,7 +29,11 @@ SIGNALS = {
     "body": ("code_share_of_query",),
     "context": ("context_share_of_query",),
 }
-_INDEX = {name: [FEATURES.index(f) for f in features] for name, features in SIGNALS.items()}
+# Features (and the bias, last) by signal: a row of contributions times this adds each
+# signal's features up in one product.
+_BY_SIGNAL = np.zeros((len(FEATURES) + 1, len(SIGNALS)))
+for _column, _features in enumerate(SIGNALS.values()):
+    _BY_SIGNAL[[FEATURES.index(f) for f in _features], _column] = 1.0
 
 
 @lru_cache(maxsize=256)
@@ -91,7 +95,7 @@ def explain(
 ) -> str:
     """`contributions`: one row of the ranker's contributions (features, then the bias);
     `code_part`: what the blend's code-cosine term added, on the ranker's scale."""
-    parts = {name: float(contributions[index].sum()) for name, index in _INDEX.items()}
+    parts = dict(zip(SIGNALS, (contributions @ _BY_SIGNAL).tolist(), strict=True))
     parts["code"] += code_part
     ranked = sorted((p for p in parts.items() if p[1] > 0), key=lambda p: -p[1])
     words = [text for name, _ in ranked if (text := phrase(name, query, unit))][:most]

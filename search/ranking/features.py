@@ -98,10 +98,6 @@ def stems(words: Sequence[str]) -> set[str]:
     return set(_stemmer().stemWords(list(words))) if words else set()
 
 
-def _share(query: set[str], words: set[str]) -> float:
-    return len(query & words) / len(query) if query else 0.0
-
-
 def _ranks(values: np.ndarray) -> np.ndarray:
     """1 for the highest value; ties share the better rank."""
     order = np.argsort(-values, kind="stable")
@@ -136,9 +132,19 @@ PACKED_WORDS: dict[int, UnitWords] = {}
 
 
 def unit_words(unit: RankedUnit) -> UnitWords:
-    packed = PACKED_WORDS.get(getattr(unit, "pk", None))
-    if packed is not None:
-        return packed
+    # Kept on the unit itself: rows are written once and never changed (indexing.unit_cache),
+    # and a cached row comes back as the same object query after query, so the words are one
+    # attribute read away (the lookup below hashes eleven fields each time).
+    attributes = getattr(unit, "__dict__", None)
+    if attributes is not None and (kept := attributes.get("_ranking_words")) is not None:
+        return kept
+    words = PACKED_WORDS.get(getattr(unit, "pk", None)) or _words_of(unit)
+    if attributes is not None:
+        attributes["_ranking_words"] = words
+    return words
+
+
+def _words_of(unit: RankedUnit) -> UnitWords:
     return _unit_words(
         unit.name,
         unit.qualname,
@@ -216,6 +222,9 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
     best_code, best_header, best_bm25 = (float(v.max()) for v in (cos_code, cos_header, bm25))
     names = Counter(c.unit.name for c in candidates)
     query_words = len(query_stems)
+    # Shares of the query's words, inlined below (eight a candidate, every search); with no
+    # words every share is 0 / 1.
+    words_of_query = query_words or 1
     rows = []  # one tuple a row, converted once: assigning row by row costs more than scoring
     for row, candidate in enumerate(candidates):
         unit = candidate.unit
@@ -235,14 +244,14 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
                 candidate.bm25 / best_bm25 if best_bm25 > 0 else 0.0,
                 bm25_rank[row],
                 name_hits,
-                name_hits / query_words if query_words else 0.0,
+                name_hits / words_of_query,
                 name_hits / len(name) if name else 0.0,
-                _share(query_stems, words.qualname),
-                _share(query_stems, words.class_name),
-                _share(query_stems, words.path),
-                _share(query_stems, words.signature),
-                _share(query_stems, words.code),
-                _share(query_stems, words.context),
+                len(query_stems & words.qualname) / words_of_query,
+                len(query_stems & words.class_name) / words_of_query,
+                len(query_stems & words.path) / words_of_query,
+                len(query_stems & words.signature) / words_of_query,
+                len(query_stems & words.code) / words_of_query,
+                len(query_stems & words.context) / words_of_query,
                 query_words,
                 words.name_words,
                 math.log1p(words.body_lines),

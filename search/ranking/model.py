@@ -42,6 +42,14 @@ class LeafTables:
     parts: np.ndarray  # (trees, leaves, features): the leaf's output less the root's, by feature
     bias: float  # the roots' outputs added up: what every row starts from
 
+    def __post_init__(self) -> None:
+        # Row-major offsets of each tree's leaves: one flat gather per search instead of a
+        # gather over two index arrays (half the time at a search's 100-odd rows).
+        trees, width = self.values.shape
+        self.offsets = np.arange(trees, dtype=np.int64) * width
+        self.flat_values = self.values.ravel()
+        self.flat_parts = self.parts.reshape(trees * width, -1)
+
 
 def leaf_tables(booster, features: int) -> LeafTables:
     trees = booster.dump_model()["tree_info"]
@@ -77,7 +85,7 @@ def leaf_tables(booster, features: int) -> LeafTables:
 @dataclass
 class Scored:
     scores: np.ndarray  # one per row
-    leaves: np.ndarray  # (rows, trees): the leaf each row reached in each tree
+    leaves: np.ndarray  # (rows, trees), int64: the leaf each row reached in each tree
 
 
 @dataclass
@@ -91,10 +99,10 @@ class LearnedRanker:
         whose outputs add up to the model's prediction (and give `contributions` for free)."""
         trees = self.tables.values.shape[0]
         if len(features) == 0:
-            return Scored(np.zeros(0), np.zeros((0, trees), dtype=np.int32))
+            return Scored(np.zeros(0), np.zeros((0, trees), dtype=np.int64))
         # One thread: a request's 100-odd rows are too few to share out.
-        leaves = self.booster.predict(features, num_threads=1, pred_leaf=True).astype(np.int32)
-        scores = self.tables.values[np.arange(trees), leaves].sum(axis=1)
+        leaves = self.booster.predict(features, num_threads=1, pred_leaf=True).astype(np.int64)
+        scores = self.tables.flat_values[leaves + self.tables.offsets].sum(axis=1)
         return Scored(scores, leaves)
 
     def score(self, features: np.ndarray) -> np.ndarray:
@@ -105,10 +113,10 @@ class LearnedRanker:
         (they add up to the score): what `search.ranking.explain` turns into words. Path
         attribution costs a table lookup where LightGBM's SHAP values (`pred_contrib`) cost
         more than scoring every candidate; both split the score exactly."""
-        trees, _, features = self.tables.parts.shape
+        features = self.tables.parts.shape[2]
         if len(leaves) == 0:
             return np.zeros((0, features + 1))
-        parts = self.tables.parts[np.arange(trees), leaves].sum(axis=1)
+        parts = self.tables.flat_parts[leaves + self.tables.offsets].sum(axis=1)
         return np.hstack([parts, np.full((len(leaves), 1), self.tables.bias)])
 
 

@@ -30,10 +30,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import Protocol
 
-from indexing.unit_text import file_stem
+from indexing.unit_text import file_stem, file_suffix
 from search.filters import is_auxiliary_path
 from search.ranking.files import asks_for_files, file_evidence, is_opening
 
@@ -207,28 +206,29 @@ def file_topic(path: str, words: frozenset[str]) -> bool:
     """The file's name is a word of the query, or the start of one (`auth.py` for
     "authentication", `aliases.py` for "alias"). A file that stands for its folder
     (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder."""
-    stems = _topic_stems(path)
+    stems, prefixes = _topic_stems(path)
     if not stems:
         return False
-    for word in words:
-        if word in stems or (
-            len(word) >= _PREFIX_CHARS and any(len(s) >= 3 and word.startswith(s) for s in stems)
-        ):
-            return True
-    return False
+    if not stems.isdisjoint(words):
+        return True
+    return bool(prefixes) and any(
+        len(word) >= _PREFIX_CHARS and word.startswith(prefixes) for word in words
+    )
 
 
 @lru_cache(maxsize=65536)
-def _topic_stems(path: str) -> frozenset[str]:
-    """The names a file's topic goes by (asked of every candidate of every search)."""
+def _topic_stems(path: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The names a file's topic goes by, and those long enough to match a word's start
+    (asked of every candidate of every search)."""
     stem = file_stem(path).lower()
-    if stem == _FOLDER_FILES.get(PurePosixPath(path).suffix, "__init__"):
+    if stem == _FOLDER_FILES.get(file_suffix(path), "__init__"):
         parts = path.rsplit("/", 2)
         stem = parts[-2].lower() if len(parts) > 1 else stem
     stem = stem.strip("_")
     if not stem or stem in _GENERIC_STEMS:
-        return frozenset()
-    return frozenset({stem, stem.removesuffix("s"), stem.removesuffix("es")})
+        return frozenset(), ()
+    stems = frozenset({stem, stem.removesuffix("s"), stem.removesuffix("es")})
+    return stems, tuple(sorted(s for s in stems if len(s) >= 3))
 
 
 def _lifts(
@@ -282,8 +282,14 @@ def shape_ranked(
         if broad and strengths.opening and is_opening(unit):
             lifts.append((strengths.opening, "the file's opening lines"))
         lifts.append((evidence.get(unit.path, 0.0), ""))
-        adjusted.append((unit, score + sum(amount for amount, _ in lifts)))
-        words[id(unit)] = "; ".join(text for _, text in lifts if text)
+        # Added up in order, as sum() would (the same float): most units have no lift at all.
+        added, said = 0.0, []
+        for amount, text in lifts:
+            added += amount
+            if text:
+                said.append(text)
+        adjusted.append((unit, score + added))
+        words[id(unit)] = "; ".join(said)
     step = strengths.broad_same_file if broad and strengths.broad_same_file else strengths.same_file
     if step:
         adjusted = _spread_files(adjusted, step)

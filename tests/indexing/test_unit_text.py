@@ -1,6 +1,17 @@
+from pathlib import PurePosixPath
 from types import SimpleNamespace
 
-from indexing.unit_text import MAX_CHARS, code_text, field_texts, header_text, identifier_words
+import pytest
+
+from indexing.unit_text import (
+    MAX_CHARS,
+    code_text,
+    field_texts,
+    file_suffix,
+    folders,
+    header_text,
+    identifier_words,
+)
 
 METHOD = SimpleNamespace(
     kind="method",
@@ -83,3 +94,25 @@ def test_the_path_is_read_without_its_extension():
     assert path_text("conf/.bashrc") == "conf/.bashrc"
     assert path_text("a.d/Makefile") == "a.d/Makefile"
     assert file_stem("src/router/index.ts") == "index"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pkg/mod.py",
+        "Makefile",
+        ".bashrc",
+        "a/.hidden",
+        "x/y.tar.gz",
+        "odd.",
+        "./a/b.c",
+        "a//b/c.d",
+        "dir.v1/file",
+        "src/index.test.ts",
+    ],
+)
+def test_a_paths_suffix_and_folders_are_what_pathlib_says(path):
+    # Read from strings on every candidate of every search: pathlib's answer, without its cost.
+    pure = PurePosixPath(path)
+    assert file_suffix(path) == pure.suffix
+    assert folders(path) == list(pure.parts[:-1])

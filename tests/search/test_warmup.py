@@ -164,3 +164,19 @@ def test_a_second_process_reads_the_words_the_first_saved(shop, settings, monkey
     ids = lexical_index_for_run(shop.active_run).unit_ids.tolist()
     assert set(ids) <= set(features.PACKED_WORDS)
     features.PACKED_WORDS.clear()
+
+
+def test_a_warm_up_of_some_repositories_reads_theirs_and_keeps_the_others_words(shop):
+    from search.ranking import features
+    from search.ranking.word_packs import pack_path
+
+    features.PACKED_WORDS.clear()
+    done = warm_up(wait_s=60, repositories=[shop.pk])
+    assert done.repositories == 1 and done.units == shop.active_run.units_total
+    assert pack_path(shop.active_run).exists()
+    # Another repository warmed alone (the evaluation warms one corpus at a time): nothing of
+    # the shop's is read, and its saved words stay for the process that serves it.
+    other = warm_up(wait_s=60, repositories=[shop.pk + 1000])
+    assert other.repositories == 0 and other.units == 0
+    assert pack_path(shop.active_run).exists()
+    features.PACKED_WORDS.clear()

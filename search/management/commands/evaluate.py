@@ -64,6 +64,12 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="write the JSON report here")
         parser.add_argument("--limit", type=int, help="evaluate only the first N queries")
         parser.add_argument(
+            "--warm",
+            action="store_true",
+            help="warm each corpus's repository before its first question, as a server that "
+            "holds it does when it starts (latencies then are a warmed server's)",
+        )
+        parser.add_argument(
             "--ablate",
             action="store_true",
             help="also run each stream alone and each leave-one-out",
@@ -82,6 +88,7 @@ class Command(BaseCommand):
         ablate: bool = False,
         part: str = "tune",
         phase: int | None = None,
+        warm: bool = False,
         **options,
     ):
         if fmt == "issues":
@@ -99,7 +106,13 @@ class Command(BaseCommand):
                     report["diff_vs_S1_only"] = per_query_diff(reports[best], reports["S1 only"])
             else:
                 report = evaluate(
-                    dataset=data, k=k, mode=mode, stages=chosen, limit=limit, phase=phase
+                    dataset=data,
+                    k=k,
+                    mode=mode,
+                    stages=chosen,
+                    limit=limit,
+                    phase=phase,
+                    warm=warm,
                 )
                 report["phase"] = phase or 2
         except DatasetError as exc:

@@ -146,3 +146,15 @@ def test_the_set_scores_per_kind_and_finds_what_developers_ask_for(toypkg, tmp_p
     assert set(report["by_kind"]) == {"symbol", "behaviour", "architecture"}
     assert report["by_kind"]["symbol"]["definition_first"] == 1.0
     assert report["by_kind"]["symbol"]["ndcg@10"]["mean"] == 1.0
+
+
+@pytest.mark.django_db
+def test_a_warmed_evaluation_answers_the_same_and_says_it_was_warmed(toypkg, tmp_path):
+    from search.evaluation.runner import evaluate
+
+    data = load_dataset(write_rows(tmp_path / "toy.jsonl", ROWS), "questions", part="all")
+    cold = evaluate(dataset=data, progress=False)
+    warm = evaluate(dataset=data, progress=False, warm=True)
+    assert (cold["warmed"], warm["warmed"]) == (False, True)
+    # Warming changes when the work is done, not the answers.
+    assert [e["results"] for e in warm["per_query"]] == [e["results"] for e in cold["per_query"]]
