@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+
+from django.db import connections, router
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
 from indexing.models import CodeUnit, FileVersion, IndexRun, Repository
@@ -32,13 +35,32 @@ _GENERATION_FIELDS = (
 )
 
 
+# What a search reads of its generation beyond these never changes once the run exists: each
+# run is converted once (its creation time parsed) and kept by its id and its creation time as
+# the database returned them, so that a database reset that hands out the same id again (a
+# test's) meets another key.
+_RUNS_KEPT = 1024
+_runs: dict[tuple[int, object], IndexRun] = {}
+_CHANGING = (
+    "embedder_model",
+    "phase2_model",
+    "phase2_status",
+    "phase2_error",
+    "phase2_units_total",
+    "phase2_units_embedded",
+)
+
+
 def active_generation(*, repository: Repository) -> IndexRun | None:
     """The run whose generation searches read now (only its id and creation time, which name
     its cached indexes, and the model its vectors belong to), in one query; None before the
     first successful run.
 
-    Written as SQL: every search asks this first, and the ORM took about 2 ms to build the
-    same query (a subquery, a column list, a limit) against 0.2 ms for the query itself."""
+    Written as SQL on a plain cursor: every search asks this first, and the ORM took about 2 ms
+    to build the same query (a subquery, a column list, a limit), a raw queryset 0.3 ms more to
+    make its row a model, against 0.05 ms for the query itself. A run already seen is copied
+    with its changing fields (phase 2's progress) set from the row; its text and numbers need
+    no conversion."""
     run, repo = IndexRun._meta, Repository._meta
     columns = ", ".join(f"r.{run.get_field(f).column}" for f in _GENERATION_FIELDS)
     active = repo.get_field("active_run").column
@@ -47,8 +69,30 @@ def active_generation(*, repository: Repository) -> IndexRun | None:
         f"SELECT {columns} FROM {run.db_table} r JOIN {repo.db_table} p "
         f"ON p.{active} = r.{run.pk.column} WHERE p.{repo.pk.column} = %s"
     )
-    rows = list(IndexRun.objects.raw(sql, [repository.pk]))
-    return rows[0] if rows else None
+    database = router.db_for_read(IndexRun)
+    with connections[database].cursor() as cursor:
+        cursor.execute(sql, [repository.pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    key = (row[0], row[1])
+    kept = _runs.get(key)
+    if kept is None:
+        rows = list(IndexRun.objects.using(database).raw(sql, [repository.pk]))
+        if not rows:  # switched between the two reads: the newer one answers
+            return None
+        kept = rows[0]
+        if kept.pk != row[0]:  # switched between the two reads: the newer run, not kept
+            return kept
+        if len(_runs) >= _RUNS_KEPT:
+            _runs.clear()
+        _runs[key] = kept
+        return copy.copy(kept)
+    found = copy.copy(kept)
+    values = dict(zip(_GENERATION_FIELDS, row, strict=True))
+    for name in _CHANGING:
+        setattr(found, name, values[name])
+    return found
 
 
 def active_file(*, repository: Repository, path: str) -> FileVersion | None:
