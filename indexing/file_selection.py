@@ -155,23 +155,38 @@ class _Attributes:
 
 class _Ignores:
     """`.gitignore` files, the root's and nested ones, each relative to its folder; a deeper
-    file's verdict (ignore or `!` re-include) overrides a shallower one's."""
+    file's verdict (ignore or `!` re-include) overrides a shallower one's.
+
+    Files are judged by pathspec's `GitIgnoreSpec`, folders by its plain last-match-wins
+    `PathSpec`: git re-includes the folders of `*` then `!*/` (the "everything but files with
+    an extension" idiom: `*`, `!*.*`, `!*/`), which `GitIgnoreSpec` leaves ignored (a pattern
+    met through a folder mark ranks below a direct match there), so that a repository written
+    that way had only its top-level files read; and the plain spec lets `!*/` re-include every
+    nested file, which git does not (tests/indexing/test_file_selection.py holds both to git's
+    answers)."""
 
     def __init__(self) -> None:
-        self.specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        self.specs: list[tuple[str, pathspec.GitIgnoreSpec, pathspec.PathSpec]] = []
 
     def load(self, file: Path, base: str) -> None:
         try:
             lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return
-        self.specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+        self.specs.append(
+            (
+                base,
+                pathspec.GitIgnoreSpec.from_lines(lines),
+                pathspec.PathSpec.from_lines("gitwildmatch", lines),
+            )
+        )
 
     def ignored(self, path: str, *, is_dir: bool) -> bool:
         verdict = False
         candidate = path + "/" if is_dir else path
-        for base, spec in self.specs:
+        for base, files, folders in self.specs:
             if candidate.startswith(base):
+                spec = folders if is_dir else files
                 include = spec.check_file(candidate[len(base) :]).include
                 if include is not None:
                     verdict = include

@@ -2,6 +2,7 @@
 (indexing.file_selection); end to end, a README section and a YAML key indexed as sections."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -125,6 +126,38 @@ def test_gitignore_honoured_in_working_trees_only(write_repo):
     assert "out/" in warning(warnings, "skipped 1 folder ignored by .gitignore")
     everything, _ = select(root)
     assert "out/gen.py" in everything and "sub/local.py" in everything
+
+
+def test_everything_but_files_with_an_extension_is_ignored_as_git_ignores_it(write_repo):
+    # The idiom of some Go projects' .gitignore: ignore all, then re-include files with an
+    # extension and every folder. git keeps the folders; a folder judged ignored here left
+    # such a repository with only its top-level files.
+    root = write_repo(
+        {
+            ".gitignore": "*\n!*.*\n!**/Makefile\n!*/\n**/logs\n",
+            "readme.md": "# shop\n",
+            "Makefile": "all:\n\techo\n",
+            "LICENSE": "MIT\n",
+            "core/mapping/unmarshaler.go": "package mapping\n\nfunc Unmarshal() {}\n",
+            "core/mapping/notes": "no extension\n",
+            "core/Makefile": "all:\n\techo\n",
+            "core/logs/trace.go": "package logs\n",
+        }
+    )
+    paths, warnings = select(root, gitignore=True)
+    kept = ["Makefile", "core/Makefile", "core/mapping/unmarshaler.go", "readme.md"]
+    assert sorted(paths) == kept
+    assert "core/logs/" in warning(warnings, "skipped 1 folder ignored by .gitignore")
+    # git's own answer for every file of the tree.
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for path in ("LICENSE", "core/mapping/notes", "core/logs/trace.go", *kept):
+        ignored = (
+            subprocess.run(
+                ["git", "check-ignore", "-q", "--no-index", path], cwd=root, check=False
+            ).returncode
+            == 0
+        )
+        assert ignored == (path not in kept), path
 
 
 def test_minified_by_long_lines_only_for_bundled_languages(write_repo):
