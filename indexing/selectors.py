@@ -41,14 +41,7 @@ _GENERATION_FIELDS = (
 # test's) meets another key.
 _RUNS_KEPT = 1024
 _runs: dict[tuple[int, object], IndexRun] = {}
-_CHANGING = (
-    "embedder_model",
-    "phase2_model",
-    "phase2_status",
-    "phase2_error",
-    "phase2_units_total",
-    "phase2_units_embedded",
-)
+_CHANGING = _GENERATION_FIELDS[2:]  # all but the id and the creation time
 
 
 def active_generation(*, repository: Repository) -> IndexRun | None:
@@ -79,7 +72,7 @@ def active_generation(*, repository: Repository) -> IndexRun | None:
     kept = _runs.get(key)
     if kept is None:
         rows = list(IndexRun.objects.using(database).raw(sql, [repository.pk]))
-        if not rows:  # switched between the two reads: the newer one answers
+        if not rows:  # the repository lost its run between the two reads
             return None
         kept = rows[0]
         if kept.pk != row[0]:  # switched between the two reads: the newer run, not kept

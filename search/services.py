@@ -295,9 +295,8 @@ def _order(
         scored = [(hit.key, hit.score) for hit in fused]
         response.ordered_by = "fusion"
     response.timings_ms["order"] = round((time.perf_counter() - start) * 1000, 2)
-    # Only results that can be shown are put in words: the first k, or as many as full mode's
-    # reranker may lift into them. The rest are ordered, never explained.
-    # Nothing past them is kept either (the search answers its first k), so none is made.
+    # Results are made for what can be shown: the first k, or as many as full mode's reranker
+    # may lift into them. The rest were ordered only to find these.
     shown = max(k, config["CANDIDATES"]) if response.mode == "full" else k
     return [
         SearchResult(

@@ -135,7 +135,7 @@ def _evaluate(
 ) -> dict[str, Any]:
     depth = max(k, 10)
     per_query, metrics, latencies = [], [], []
-    warmed: set[str] = set()
+    warm_ups: dict[str, dict[str, Any]] = {}
     for query in tqdm(
         queries,
         desc=f"evaluate {mode} {','.join(stages or [])}".strip(),
@@ -143,9 +143,9 @@ def _evaluate(
         unit="q",
     ):
         corpus = dataset.corpora[query.corpus]
-        if warm and query.corpus not in warmed:
-            warm_up(repositories=[repositories[query.corpus].pk])
-            warmed.add(query.corpus)
+        if warm and query.corpus not in warm_ups:
+            done = warm_up(repositories=[repositories[query.corpus].pk])
+            warm_ups[query.corpus] = {"complete": done.complete, "seconds": done.seconds}
         start = time.perf_counter()
         # Snippet corpora collapse units to snippets: ask for more units than snippets needed.
         response = search(
@@ -210,6 +210,9 @@ def _evaluate(
         **report_figures(metrics, latencies, k=k),
         **({"by_kind": by_kind} if by_kind else {}),
         **({"by_language": languages} if languages else {}),
+        # Each corpus's warm-up: one that failed or ran out of time says so (its queries'
+        # latencies include what it did not do).
+        **({"warm_ups": warm_ups} if warm else {}),
         "per_query": per_query,
     }
 

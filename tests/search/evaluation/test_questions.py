@@ -156,5 +156,7 @@ def test_a_warmed_evaluation_answers_the_same_and_says_it_was_warmed(toypkg, tmp
     cold = evaluate(dataset=data, progress=False)
     warm = evaluate(dataset=data, progress=False, warm=True)
     assert (cold["warmed"], warm["warmed"]) == (False, True)
+    assert "warm_ups" not in cold
+    assert warm["warm_ups"] and all(w["complete"] for w in warm["warm_ups"].values())
     # Warming changes when the work is done, not the answers.
     assert [e["results"] for e in warm["per_query"]] == [e["results"] for e in cold["per_query"]]
