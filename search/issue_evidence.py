@@ -379,4 +379,26 @@ def place(clues: IssueClues, issue: str, files: FileMap) -> Evidence:
     return evidence
 
 
-# The evidence kinds in the order a reason names them: what locates before what narrates.
+def imports(
+    ranked: list[tuple[int, float]], graph, files: FileMap, *, top: int
+) -> tuple[Evidence, Evidence]:
+    """The files the likeliest files (`ranked`, the other kinds fused) import, and the files
+    that import them: a fix often lands in what the code an issue points at calls, and a
+    module's tests and callers import it. A neighbour of several likely files gathers more.
+    Each link counts by both ends' degrees (1 / sqrt(d1 d2)): a file importing everything
+    passes each import little, and a hub (an `index.js`, a crate's `lib.rs`, a package's
+    `__init__.py`) that everything imports, or that imports everything, gains little from
+    each."""
+    imported, importers = Evidence(), Evidence()
+    for file, score in ranked[:top]:
+        name = files.paths[file].rsplit("/", 1)[-1]
+        for kind, others, back, text in (
+            (imported, graph.imports.get(file, ()), graph.imported_by, f"imported by {name}"),
+            (importers, graph.imported_by.get(file, ()), graph.imports, f"imports {name}"),
+        ):
+            if not others:
+                continue
+            share = score / math.sqrt(len(others))
+            for other in others:
+                kind.add(other, share / math.sqrt(len(back.get(other, ())) or 1), text)
+    return imported, importers

@@ -12,7 +12,9 @@ the repository's active generation, each kind with the streams it suits:
   for the next ones): a file's evidence is all of its units, not the few a unit search keeps;
 - meaning: fast mode's own ranking of the title (the learned ranker), and the prose's and each
   code block's vector against the units' code vectors;
-- place: the issue's words in a file's folders and name.
+- place: the issue's words in a file's folders and name;
+- imports: last, what the files the kinds above rank first import, and what imports them
+  (`search.import_graph`): the module a traceback's caller leans on, a module's callers.
 
 Each kind ranks the files it has evidence for; the ranks are fused by weighted reciprocal rank
 (`LOCATE_WEIGHTS`), so a kind that locates well (a frame inside the repository) outweighs one
@@ -35,6 +37,7 @@ from indexing.unit_cache import generation_units
 from search import issue_evidence as E
 from search.file_map import FileMap, file_map
 from search.filters import SearchFilters, is_auxiliary_path, is_test_path
+from search.import_graph import import_graph
 from search.issue_evidence import Evidence
 from search.issue_text import IssueClues, read_issue
 from search.ranking.structure import asks_about_docs
@@ -55,10 +58,15 @@ LOCATE_WEIGHTS = {
     "meaning": 0.25,
     "code": 0.0,
     "place": 0.25,
+    # What the likeliest files (every kind above, fused) import, and what imports them
+    # (docs/eval/issues-imports.json: chosen on the tuning part).
+    "imported": 2.0,
+    "importers": 1.5,
     # Full mode: what the LLM names (measured on the issue dev set; docs/BENCHMARKS.md).
     "suspect": 1.0,
 }
 RRF_K = 4
+IMPORT_SOURCES = 10  # how many of the likeliest files pass evidence along their imports
 TEST_FACTOR = 0.5
 PROSE_FACTOR = 0.5
 AUXILIARY_FACTOR = 0.5
@@ -112,9 +120,11 @@ def gather_evidence(
     filters: SearchFilters | None = None,
     phase: int | None = None,
     mode: str = "fast",
+    weights: dict[str, float] | None = None,
 ) -> IssueEvidence:
     """Read the issue and gather every kind of evidence for every file; in full mode also what
-    an LLM names as suspects (`agents.suspects`)."""
+    an LLM names as suspects (`agents.suspects`); last, the imports of the files the other
+    kinds (fused by `weights`) rank first."""
     if not issue.strip():
         raise SearchError("the issue is empty")
     limit = search_config()["MAX_ISSUE_CHARS"]
@@ -163,7 +173,11 @@ def gather_evidence(
     notices: list[str] = []
     if mode == "full":
         kinds["suspect"] = E.suspects(issue, files, repository, generation, filters, phase, notices)
-        lap("suspects", mark)
+        mark = lap("suspects", mark)
+    kinds["imported"], kinds["importers"] = _import_evidence(
+        clues, files, kinds, generation, weights or LOCATE_WEIGHTS
+    )
+    lap("imports", mark)
     timings.update({f"stream_{k}": v for k, v in ctx.timings_ms.items()})
     from search.services import say_phase
 
@@ -179,6 +193,22 @@ def gather_evidence(
         generation,
         (index, scores),
     )
+
+
+def _import_evidence(
+    clues, files: FileMap, kinds, generation, weights
+) -> tuple[Evidence, Evidence]:
+    ranked = rank_files(
+        {
+            kind: {files.paths[f]: rank for f, rank in found.ranks().items()}
+            for kind, found in kinds.items()
+        },
+        weights,
+        about_tests=is_about_tests(clues),
+        about_docs=is_about_docs(clues),
+    )
+    likeliest = [(files.index_of_path[path], score) for path, score in ranked[:IMPORT_SOURCES]]
+    return E.imports(likeliest, import_graph(generation, files), files, top=IMPORT_SOURCES)
 
 
 def rank_files(
@@ -239,7 +269,7 @@ def locate_files(
     started = time.perf_counter()
     filters = filters or SearchFilters()
     found = gather_evidence(
-        repository=repository, issue=issue, filters=filters, phase=phase, mode=mode
+        repository=repository, issue=issue, filters=filters, phase=phase, mode=mode, weights=weights
     )
     files = found.files
     ranked = rank_files(
@@ -275,6 +305,8 @@ _SAID_ORDER = (
     "code",
     "meaning",
     "place",
+    "imported",
+    "importers",
     "words",
 )
 

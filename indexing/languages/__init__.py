@@ -102,6 +102,13 @@ class LanguageSpec:
     # and Zig's `pub`); special names are the ones the language calls itself (constructors,
     # magic and meta methods).
     private_names: str = ""
+    # What a file imports (`search.import_graph`): regular expressions, multi-line, whose first
+    # group is an import target as written (`a.b`, `../util`, `crate::io`) and whose second
+    # group, where there is one, the names taken from it (`from a import b, c`); the separator
+    # the target's parts are written with; and leading parts that name no folder (`crate`).
+    imports: tuple[str, ...] = ()
+    import_separator: str = "/"
+    import_roots: tuple[str, ...] = ()
     private_words: tuple[str, ...] = ()
     public_words: tuple[str, ...] = ()
     no_visibility: tuple[str, ...] = ()  # signatures opening so carry none (Rust's `impl`)

@@ -14,9 +14,13 @@ DEFINITION_STARTS = (
     r"|(?P<function2>[\w:.@+-]+)[ \t]*\([ \t]*\))"
 )
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"""^[ \t]*(?:source|\.)[ \t]+['"]?([^\s'";|&]+)""",)
+
 SPECS = [
     LanguageSpec(
         name="bash",
+        imports=IMPORTS,
         private_names="_",
         extensions=(".sh", ".bash", ".zsh", ".ksh"),
         filenames=(".bashrc", ".bash_profile", ".profile", ".zshrc"),

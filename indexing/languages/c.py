@@ -22,9 +22,13 @@ QUERY = """
 (call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]',)
+
 SPECS = [
     LanguageSpec(
         name="c",
+        imports=IMPORTS,
         private_words=("static",),
         extensions=(".c", ".h"),
         grammar="tree_sitter_c",

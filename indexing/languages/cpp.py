@@ -5,7 +5,7 @@ prototype at file or namespace level, a method's inside its class) are names the
 block or class binds, so that a name reaches the header that declares it."""
 
 from indexing.languages import LanguageSpec
-from indexing.languages.c import EXPORT_MACRO
+from indexing.languages.c import EXPORT_MACRO, IMPORTS
 
 _DECLARATORS = """
 (function_declarator declarator: (identifier) @name)
@@ -44,6 +44,7 @@ QUERY = (
 SPECS = [
     LanguageSpec(
         name="cpp",
+        imports=IMPORTS,
         extensions=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"),
         grammar="tree_sitter_cpp",
         query=QUERY,

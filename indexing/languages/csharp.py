@@ -17,9 +17,14 @@ QUERY = """
 (invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"^[ \t]*(?:global[ \t]+)?using[ \t]+(?:static[ \t]+)?([\w.]+)[ \t]*;",)
+
 SPECS = [
     LanguageSpec(
         name="csharp",
+        imports=IMPORTS,
+        import_separator=".",
         private_words=("private",),
         extensions=(".cs",),
         grammar="tree_sitter_c_sharp",

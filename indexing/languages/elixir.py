@@ -22,9 +22,14 @@ QUERY = f"""
 (call target: (dot right: (identifier) @name)) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"^[ \t]*(?:alias|import|use|require)[ \t]+([\w.]+?)\.?(?:\{([\w, \t]+)|,|[ \t]|$)",)
+
 SPECS = [
     LanguageSpec(
         name="elixir",
+        imports=IMPORTS,
+        import_separator=".",
         private_words=("defp", "defmacrop"),
         extensions=(".ex", ".exs"),
         interpreters=("elixir",),

@@ -16,9 +16,16 @@ QUERY = """
 (var_spec name: (identifier) @name) @definition.variable
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (
+    r'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"',
+    r'^[ \t]*(?:[\w.]+[ \t]+)?"([^"\n]+)"[ \t]*$',
+)
+
 SPECS = [
     LanguageSpec(
         name="go",
+        imports=IMPORTS,
         private_names="[a-z_]",
         extensions=(".go",),
         grammar="tree_sitter_go",

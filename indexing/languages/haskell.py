@@ -14,9 +14,14 @@ QUERY = """
 (instance name: (name) @name) @definition.class
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r'^[ \t]*import[ \t]+(?:safe[ \t]+)?(?:qualified[ \t]+)?(?:"[^"\n]*"[ \t]+)?([\w.]+)',)
+
 SPECS = [
     LanguageSpec(
         name="haskell",
+        imports=IMPORTS,
+        import_separator=".",
         extensions=(".hs", ".lhs"),
         grammar="tree_sitter_haskell",
         query=QUERY,

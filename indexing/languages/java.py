@@ -9,9 +9,14 @@ QUERY = """
 (constructor_declaration name: (identifier) @name) @definition.method
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+)(?:\.\*)?[ \t]*;",)
+
 SPECS = [
     LanguageSpec(
         name="java",
+        imports=IMPORTS,
+        import_separator=".",
         private_words=("private",),
         extensions=(".java",),
         grammar="tree_sitter_java",

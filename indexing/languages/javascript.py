@@ -16,9 +16,17 @@ DEFINITION_STARTS = (
     "|" + _EXPORT + r"(?:const|let|var)[ \t]+[\w$]+[ \t]*="
 )
 
+# What a file imports (search.import_graph).
+IMPORTS = (
+    r"""\b(?:import|export)\b[^'";]*?\bfrom[ \t]*['"]([^'"\n]+)['"]""",
+    r"""\bimport[ \t]*\(?[ \t]*['"]([^'"\n]+)['"]""",
+    r"""\brequire[ \t]*\([ \t]*['"]([^'"\n]+)['"]""",
+)
+
 SPECS = [
     LanguageSpec(
         name="javascript",
+        imports=IMPORTS,
         private_names=r"[_#]",
         special_names="constructor",
         extensions=(".js", ".mjs", ".cjs", ".jsx"),

@@ -13,9 +13,14 @@ QUERY = """
 (call_expression (navigation_expression (identifier) @name .)) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"^[ \t]*import[ \t]+([\w.]+)",)
+
 SPECS = [
     LanguageSpec(
         name="kotlin",
+        imports=IMPORTS,
+        import_separator=".",
         private_words=("private",),
         extensions=(".kt", ".kts"),
         grammar="tree_sitter_kotlin",

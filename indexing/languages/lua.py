@@ -9,9 +9,14 @@ QUERY = """
 (function_declaration name: (method_index_expression table: (_) @scope method: (identifier) @name)) @definition.method
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"""\brequire[ \t]*\(?[ \t]*['"]([^'"\n]+)['"]""",)
+
 SPECS = [
     LanguageSpec(
         name="lua",
+        imports=IMPORTS,
+        import_separator=".",
         private_names="_",
         special_names=r"__\w+",
         extensions=(".lua",),

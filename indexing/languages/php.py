@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (import patterns read best one to a line)
 """PHP: the wheel's tags.scm (namespaces qualify nothing), plus enums; `Foo::bar` qualnames."""
 
 from indexing.languages import LanguageSpec
@@ -8,9 +9,17 @@ QUERY = """
 (function_call_expression function: (name) @name) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (
+    r"^[ \t]*use[ \t]+(?:function[ \t]+|const[ \t]+)?\\?([\w\\]+)",
+    r"""\b(?:require|include)(?:_once)?[ \t]*\(?[ \t]*(?:__DIR__[ \t]*\.[ \t]*)?['"]/?([^'"\n]+)['"]""",
+)
+
 SPECS = [
     LanguageSpec(
         name="php",
+        imports=IMPORTS,
+        import_separator="\\",
         private_words=("private",),
         special_names=r"__\w+",
         extensions=(".php", ".phtml", ".php5", ".php7", ".phpt"),

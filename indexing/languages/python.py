@@ -2,9 +2,17 @@
 
 from indexing.languages import LanguageSpec
 
+# What a file imports (search.import_graph).
+IMPORTS = (
+    r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w, \t]+)",
+    r"^[ \t]*import[ \t]+([\w.]+)",
+)
+
 SPECS = [
     LanguageSpec(
         name="python",
+        imports=IMPORTS,
+        import_separator=".",
         private_names=r"_(?!_)",
         special_names=r"__.*__",
         extensions=(".py", ".pyi"),

@@ -8,9 +8,13 @@ QUERY = """
 (call method: (identifier) @name) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"""^[ \t]*(?:require|require_relative|load)[ \t]*\(?[ \t]*['"]([^'"\n]+)['"]""",)
+
 SPECS = [
     LanguageSpec(
         name="ruby",
+        imports=IMPORTS,
         special_names=r"initialize|method_missing|respond_to_missing\?|to_s|inspect|<=>|==",
         extensions=(".rb", ".rake", ".gemspec", ".ru"),
         filenames=("Rakefile", "Gemfile", "Guardfile", "Vagrantfile"),

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (import patterns read best one to a line)
 """Rust: the wheel's tags.scm, plus `impl` blocks as types (their functions are methods:
 `Bucket::take`) and traits' function signatures; `///`, `/** */` and `//!` docs."""
 
@@ -11,9 +12,18 @@ QUERY = """
 (call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (
+    r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+(?:::)?([\w:]+?)(?:::)?(?:\{([\w, \t]+)|;|[ \t]|$)",
+    r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;",
+)
+
 SPECS = [
     LanguageSpec(
         name="rust",
+        imports=IMPORTS,
+        import_separator="::",
+        import_roots=("crate", "self", "super"),
         public_words=("pub",),
         no_visibility=("impl", "unsafe impl"),
         extensions=(".rs",),

@@ -3,9 +3,14 @@
 
 from indexing.languages import LanguageSpec
 
+# What a file imports (search.import_graph).
+IMPORTS = (r"^[ \t]*import[ \t]+([\w.]+?)\.?(?:\{([\w, \t]+)|_|\*|$|[ \t])",)
+
 SPECS = [
     LanguageSpec(
         name="scala",
+        imports=IMPORTS,
+        import_separator=".",
         private_words=("private",),
         extensions=(".scala", ".sc"),
         grammar="tree_sitter_scala",

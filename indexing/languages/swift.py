@@ -14,9 +14,16 @@ QUERY = """
 (property_declaration (pattern (simple_identifier) @name)) @definition.variable
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (
+    r"^[ \t]*(?:@\w+[ \t]+)*import[ \t]+(?:(?:class|struct|enum|protocol|func|typealias)[ \t]+)?([\w.]+)",
+)
+
 SPECS = [
     LanguageSpec(
         name="swift",
+        imports=IMPORTS,
+        import_separator=".",
         private_words=("private", "fileprivate"),
         extensions=(".swift",),
         grammar="tree_sitter_swift",

@@ -3,6 +3,7 @@ TypeScript wheel's own, and ours for what both leave out (classes, enums, type a
 
 from indexing.languages import LanguageSpec
 from indexing.languages.javascript import DEFINITION_STARTS as JS_STARTS
+from indexing.languages.javascript import IMPORTS
 
 QUERY = """
 (method_definition name: (_) @name) @definition.method
@@ -25,6 +26,7 @@ DEFINITION_STARTS = (
     "|" + _EXPORT + r"(?:const|let|var)[ \t]+[\w$]+[ \t]*[:=]"
 )
 _COMMON = dict(
+    imports=IMPORTS,
     grammar="tree_sitter_typescript",
     wheel_tags=("tree_sitter_javascript", "tree_sitter_typescript"),
     query=QUERY,

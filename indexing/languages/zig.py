@@ -14,9 +14,13 @@ QUERY = """
 (variable_declaration (identifier) @name) @definition.constant
 """
 
+# What a file imports (search.import_graph).
+IMPORTS = (r'@import\([ \t]*"([^"\n]+)"[ \t]*\)',)
+
 SPECS = [
     LanguageSpec(
         name="zig",
+        imports=IMPORTS,
         public_words=("pub",),
         extensions=(".zig",),
         grammar="tree_sitter_zig",
