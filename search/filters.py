@@ -39,7 +39,7 @@ class SearchFilters:
 # Folders that hold tests, in the conventions of the languages RepoRift reads (`__tests__` for
 # Jest, `spec` for RSpec and Jasmine, `src/test` for Maven and Gradle).
 _PYTHON_TEST_DIRS = frozenset({"test", "tests", "testing"})
-_TEST_DIRS = _PYTHON_TEST_DIRS | {"__tests__", "spec", "specs"}
+_TEST_DIRS = _PYTHON_TEST_DIRS | {"__tests__", "spec", "specs", "acceptance", "e2e"}
 # Test files by name: `test_x.py`, `x_test.py`, `x_test.go`, `x.test.ts`, `x.spec.js`,
 # `x_spec.rb`, `XTest.java`, `XTests.cs`, `XSpec.scala`, `x_test.exs`, `test_x.c`...
 _TEST_NAME = re.compile(
@@ -152,6 +152,8 @@ _AUXILIARY_DIRS = frozenset(
         # One-header copies of a library's every source (Catch2's, simdjson's).
         "single_include",
         "single-include",
+        # A code host's issue and pull-request forms: every feature's words, no feature.
+        "issue_template",
     ]
 )
 _GENERATED_NAME = re.compile(

@@ -101,6 +101,7 @@ class QueryShape:
     mentioned: frozenset[str]  # code-like names inside a sentence (CamelCase, snake_case)
     words: frozenset[str]  # the query's lower-case words, for file names
     asks_docs: bool = False  # about docs, setup or configuration (`asks_about_docs`)
+    word_starts: frozenset[str] = frozenset()  # `word_starts(words)`, once per query
 
 
 def normal_name(name: str) -> str:
@@ -127,12 +128,14 @@ def query_shape(query: str) -> QueryShape:
         for t in tokens
         if not is_name and (_is_camel(t) or ("_" in t.strip("_")) or "." in t.rstrip("."))
     )
+    words = frozenset(_WORD.findall(query.lower()))
     return QueryShape(
         name=text.split(".")[-1] if is_name else "",
         dotted=text if is_name and "." in text else "",
         mentioned=mentioned - {""},
-        words=frozenset(_WORD.findall(query.lower())),
+        words=words,
         asks_docs=asks_about_docs(query),
+        word_starts=word_starts(words),
     )
 
 
@@ -142,8 +145,8 @@ _DOCS_WORDS = re.compile(
     r"\b(docs?|documentation|documented|readme|guide|tutorial|manual|changelog|license|"
     r"contributing|install\w*|set ?up|setups?|configur\w*|config|settings?|env(?:ironment)? "
     r"variables?|build (?:from source|options|instructions)|deploy\w*|docker\w*|yaml|toml|"
-    r"json|ini|properties|dependenc\w+|requirements?|version(?:s|ing)?|release notes?|"
-    r"getting started|quick ?start)\b",
+    r"json|ini|properties|dependenc(?:y|ies)(?! inject)|requirements?|version(?:s|ing)?|"
+    r"release notes?|getting started|quick ?start)\b",
     re.IGNORECASE,
 )
 
@@ -202,18 +205,31 @@ def _has_arity(name: str) -> bool:
     return _ARITY.search(name) is not None
 
 
-def file_topic(path: str, words: frozenset[str]) -> bool:
+def word_starts(words: frozenset[str]) -> frozenset[str]:
+    """Every start of three or more characters of the query's words long enough to be matched
+    by prefix: a file's name starts one of them when it is in this set (one lookup per file,
+    instead of every word against every file)."""
+    return frozenset(
+        word[:end]
+        for word in words
+        if len(word) >= _PREFIX_CHARS
+        for end in range(3, len(word) + 1)
+    )
+
+
+def file_topic(path: str, words: frozenset[str], starts: frozenset[str] | None = None) -> bool:
     """The file's name is a word of the query, or the start of one (`auth.py` for
     "authentication", `aliases.py` for "alias"). A file that stands for its folder
-    (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder."""
+    (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder. `starts`:
+    `word_starts(words)`, where the caller has it."""
     stems, prefixes = _topic_stems(path)
     if not stems:
         return False
     if not stems.isdisjoint(words):
         return True
-    return bool(prefixes) and any(
-        len(word) >= _PREFIX_CHARS and word.startswith(prefixes) for word in words
-    )
+    if not prefixes:
+        return False
+    return not (word_starts(words) if starts is None else starts).isdisjoint(prefixes)
 
 
 @lru_cache(maxsize=65536)
@@ -256,7 +272,8 @@ def _lifts(
 
 def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:
     """The rules that lifted a unit, in words ("" when none did)."""
-    lifts = _lifts(unit, shape, strengths, topic=file_topic(unit.path, shape.words))
+    topic = file_topic(unit.path, shape.words, shape.word_starts)
+    lifts = _lifts(unit, shape, strengths, topic=topic)
     return "; ".join(words for _, words in lifts if words)
 
 
@@ -277,7 +294,7 @@ def shape_ranked(
     adjusted, words = [], {}
     for unit, score in ranked:
         if strengths.file_topic and unit.path not in topics:
-            topics[unit.path] = file_topic(unit.path, shape.words)
+            topics[unit.path] = file_topic(unit.path, shape.words, shape.word_starts)
         lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
         if broad and strengths.opening and is_opening(unit):
             lifts.append((strengths.opening, "the file's opening lines"))

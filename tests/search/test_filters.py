@@ -1,6 +1,6 @@
 import pytest
 
-from search.filters import SearchFilters, is_test_path
+from search.filters import SearchFilters, is_auxiliary_path, is_test_path
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,8 @@ from search.filters import SearchFilters, is_test_path
         "QueueSpec.scala",
         "test/stock_test.exs",
         "tests/ringbuf_test.c",
+        "acceptance/Requester/RequesterSteps.cs",
+        "e2e/checkout.spec-helpers.js",
     ],
 )
 def test_test_files_of_every_language(path):
@@ -43,3 +45,8 @@ def test_the_language_filter():
     assert not go_only.allows("cart.js", "function", "javascript")
     assert SearchFilters().allows("cart.js", "function", "javascript")
     assert not SearchFilters(languages=("python",)).allows("README.md", "section", "markdown")
+
+
+def test_a_code_hosts_issue_forms_come_after_the_code():
+    assert is_auxiliary_path(".github/ISSUE_TEMPLATE/bug_report.md")
+    assert not is_auxiliary_path(".github/workflows/ci.yml")

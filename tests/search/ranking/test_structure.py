@@ -3,8 +3,12 @@
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import pytest
+
 from search.ranking.structure import (
     Strengths,
+    _topic_stems,
+    asks_about_docs,
     definition_match,
     file_topic,
     query_shape,
@@ -52,6 +56,17 @@ def test_file_topic_matches_a_file_named_for_a_query_word():
     assert file_topic("celery/backends/__init__.py", query_shape("result backends").words)
     assert not file_topic("pkg/utils.py", query_shape("utils for strings").words)
     assert not file_topic("pkg/io.py", query_shape("iowait tuning").words)
+    # The query's word starts, read once per query, answer as every word read against each
+    # file's names would.
+    for query in ("authentication mechanisms", "alias handling", "iowait tuning", "db io"):
+        shape = query_shape(query)
+        for path in ("httpx/_auth.py", "pydantic/aliases.py", "pkg/io.py", "a/tun.py", "db.py"):
+            stems, prefixes = _topic_stems(path)
+            by_word = bool(stems) and (
+                not stems.isdisjoint(shape.words)
+                or any(len(w) >= 4 and w.startswith(prefixes) for w in shape.words if prefixes)
+            )
+            assert file_topic(path, shape.words, shape.word_starts) == by_word, (query, path)
 
 
 def test_a_bare_class_name_puts_its_definition_first():
@@ -153,3 +168,15 @@ def test_a_file_that_stands_for_its_folder_is_named_by_it():
     for path in ("web/router/index.ts", "src/router/mod.rs", "router/init.lua", "router.go"):
         assert file_topic(path, words), path
     assert not file_topic("web/index.py", words)  # Python's index.py is a file named index
+
+
+@pytest.mark.parametrize(
+    "question, about_docs",
+    [
+        ("registration of the gateway services in dependency injection", False),
+        ("which dependencies does the package need", True),
+        ("how to install it", True),
+    ],
+)
+def test_dependency_injection_is_code_not_setup(question, about_docs):
+    assert asks_about_docs(question) is about_docs
