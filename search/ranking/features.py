@@ -207,6 +207,30 @@ def _unit_words(
     )
 
 
+def _static_columns(unit: RankedUnit, words: UnitWords) -> tuple:
+    """The columns from `name_words` to `is_overload`: facts of the unit alone, the same for
+    every query, so kept on the unit beside its words (`unit_words`)."""
+    attributes = getattr(unit, "__dict__", None)
+    if attributes is not None and (kept := attributes.get("_ranking_columns")) is not None:
+        return kept
+    columns = (
+        words.name_words,
+        math.log1p(words.body_lines),
+        unit.path.count("/"),
+        unit.kind == "function",
+        unit.kind == "method",
+        unit.kind == "class",
+        is_test_path(unit.path),
+        words.is_private,
+        words.is_special,
+        words.is_property,
+        words.is_overload,
+    )
+    if attributes is not None:
+        attributes["_ranking_columns"] = columns
+    return columns
+
+
 def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
     """One row per candidate, columns in `FEATURES` order."""
     n = len(candidates)
@@ -253,17 +277,7 @@ def feature_matrix(query: str, candidates: Sequence[Candidate]) -> np.ndarray:
                 len(query_stems & words.code) / words_of_query,
                 len(query_stems & words.context) / words_of_query,
                 query_words,
-                words.name_words,
-                math.log1p(words.body_lines),
-                unit.path.count("/"),
-                unit.kind == "function",
-                unit.kind == "method",
-                unit.kind == "class",
-                is_test_path(unit.path),
-                words.is_private,
-                words.is_special,
-                words.is_property,
-                words.is_overload,
+                *_static_columns(unit, words),
                 names[unit.name] - 1,
             )
         )

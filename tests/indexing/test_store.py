@@ -58,6 +58,27 @@ class TestSegmentVectorStore(VectorStoreContract):
         store.upsert([VectorRecord("3", 1, "function", "a.py")], np.stack([self._unit(3, 64)]))
         assert other.query(self._unit(3, 64), repository_id=1, n=1)[0].vector_id == "3"
 
+    def test_a_settled_folder_is_not_listed_again_and_a_later_write_is_still_seen(
+        self, tmp_path
+    ):
+        import os
+
+        import numpy as np
+
+        store = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+        store.upsert([VectorRecord("1", 1, "function", "a.py")], np.stack([self._unit(1, 64)]))
+        folder = tmp_path / "segments" / "m" / "r1" / "code"
+        old = os.stat(folder).st_mtime_ns - 10_000_000_000
+        os.utime(folder, ns=(old, old))  # written ten seconds ago
+        assert store.count(repository_id=1) == 1  # lists it, and learns its time
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("indexing.segment_store._listing", None)  # a listing would fail
+            assert store.query(self._unit(1, 64), repository_id=1, n=5)[0].vector_id == "1"
+        # Another process writes: the folder's time moves, and this reader lists it again.
+        other = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+        other.upsert([VectorRecord("2", 1, "function", "b.py")], np.stack([self._unit(2, 64)]))
+        assert store.query(self._unit(2, 64), repository_id=1, n=1)[0].vector_id == "2"
+
     def test_distinct_writes_read_as_their_replay(self, tmp_path):
         import numpy as np
 
