@@ -60,6 +60,11 @@ class SegmentVectorStore:
         self.root = Path(path) / safe
         self._cache: dict[Path, _Matrix] = {}
         self._lock = threading.Lock()
+        # Per thread and field, the last query: its matrix (which names the repository's
+        # folder), vector and every row's score. A search asks the scores of its candidates
+        # (`scores`) right after its query with the same vector: read from these instead of
+        # computed again.
+        self._recent = threading.local()
 
     def _folder(self, repository_id: int, field: str) -> Path:
         check_field(field)
@@ -131,7 +136,9 @@ class SegmentVectorStore:
         matrix = self._matrix(self._folder(repository_id, field))
         if matrix is None or not len(matrix.ids):
             return []
-        scores = matrix.vectors @ np.asarray(vector, dtype=np.float32)
+        vector = np.asarray(vector, dtype=np.float32)
+        scores = matrix.vectors @ vector
+        self._recent.__dict__[field] = (matrix, vector, scores)
         if kinds:
             scores = np.where(np.isin(matrix.kinds, list(kinds)), scores, -np.inf)
         n = min(max(1, n), len(scores))
@@ -155,10 +162,16 @@ class SegmentVectorStore:
         matrix = self._matrix(self._folder(repository_id, field))
         if matrix is None:
             return {}
-        rows = {i: matrix.row_of[i] for i in vector_ids if i in matrix.row_of}
+        row_of = matrix.row_of
+        rows = {i: row_of[i] for i in vector_ids if i in row_of}
         if not rows:
             return {}
-        values = matrix.vectors[list(rows.values())] @ np.asarray(vector, dtype=np.float32)
+        vector = np.asarray(vector, dtype=np.float32)
+        recent = self._recent.__dict__.get(field)
+        if recent is not None and recent[0] is matrix and np.array_equal(recent[1], vector):
+            values = recent[2][list(rows.values())]  # the same product, already made
+        else:
+            values = matrix.vectors[list(rows.values())] @ vector
         return dict(zip(rows, values.tolist(), strict=True))
 
     def all_vectors(

@@ -115,7 +115,10 @@ def bare_name(name: str) -> str:
     return _ARITY.sub("", name)
 
 
+@lru_cache(maxsize=1024)
 def query_shape(query: str) -> QueryShape:
+    # Asked twice a search (the definitions stream, the shape rules), and again when the same
+    # query comes back; a shape is frozen, so one may serve them all.
     text = normal_name(query.strip().removesuffix("()"))
     for keyword in _KEYWORDS:
         text = text.removeprefix(keyword)
