@@ -195,3 +195,13 @@ def test_locate_passes_a_likely_files_evidence_to_what_it_imports_and_what_impor
     importers = {files.paths[f]: said for f, said in found.kinds["importers"].said.items()}
     assert imported["shop/payments.py"] == "imported by orders.py"
     assert importers["tests/test_orders.py"] == "imports orders.py"
+
+
+@pytest.mark.django_db
+def test_a_test_named_in_an_issue_brings_the_module_it_imports(shop):
+    # The issue names only a test: the test file is found by its name, and the module it
+    # imports is found through it.
+    found = gather_evidence(repository=shop, issue="test_place_order fails since the last release")
+    files = found.files
+    imported = {files.paths[f]: said for f, said in found.kinds["imported"].said.items()}
+    assert imported["shop/orders.py"] == "imported by test_orders.py"
