@@ -1,6 +1,7 @@
 """The issue evaluation over a real bare git mirror: each project indexed at each base commit,
 moved from commit to commit in the order they were made, and every system scored per issue."""
 
+import os
 import subprocess
 
 import pytest
@@ -26,8 +27,13 @@ PARSE = '''def parse_config(text):
 '''
 
 
-def _git(*args, cwd):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+def _git(*args, cwd, date=None):
+    # Both dates set: the evaluation orders commits by the committer's, which git would
+    # otherwise take from the clock (two commits in one second would tie).
+    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else None
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env
+    )
 
 
 def _mirror(tmp_path):
@@ -38,11 +44,11 @@ def _mirror(tmp_path):
     env = ("-c", "user.name=t", "-c", "user.email=t@example.org")
     (work / "net.py").write_text(RETRY)
     _git("add", ".", cwd=work)
-    _git(*env, "commit", "-q", "-m", "one", "--date=2020-01-01T00:00:00", cwd=work)
+    _git(*env, "commit", "-q", "-m", "one", cwd=work, date="2020-01-01T00:00:00")
     first = _git("rev-parse", "HEAD", cwd=work).stdout.strip()
     (work / "config.py").write_text(PARSE)
     _git("add", ".", cwd=work)
-    _git(*env, "commit", "-q", "-m", "two", cwd=work)
+    _git(*env, "commit", "-q", "-m", "two", cwd=work, date="2020-01-02T00:00:00")
     second = _git("rev-parse", "HEAD", cwd=work).stdout.strip()
     mirrors = tmp_path / "mirrors"
     _git("clone", "-q", "--bare", str(work), str(mirrors / "acme+shop" / "repo"), cwd=tmp_path)
@@ -51,7 +57,7 @@ def _mirror(tmp_path):
 
 def test_each_issue_is_scored_at_its_base_commit_in_one_repository_per_project(tmp_path):
     mirrors, first, second = _mirror(tmp_path)
-    assert commit_time("acme/shop", first, mirrors) <= commit_time("acme/shop", second, mirrors)
+    assert commit_time("acme/shop", first, mirrors) < commit_time("acme/shop", second, mirrors)
     rows = [
         # Listed newest first: the evaluation still walks the commits in the order made.
         IssueRow(
