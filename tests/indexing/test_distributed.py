@@ -45,22 +45,26 @@ def test_two_workers_one_killed_mid_chunk(settings, tmp_path, write_repo):
         repository = repository_create(name="shop", source=str(root))
         run = index_run_start(repository=repository)
 
-        def doomed_is_busy(r: IndexRun) -> bool:
-            return (
-                IndexChunk.objects.filter(
-                    run=r, status="running", worker__endswith=f":{doomed.process.pid}"
-                ).exists()
-                and CodeUnit.objects.filter(file_version__created_by=r).exists()
-            )
+        taken: list[IndexChunk] = []
 
-        wait_for(run, doomed_is_busy, timeout=120, worker=doomed)
-        taken = IndexChunk.objects.get(
-            run=run, worker__endswith=f":{doomed.process.pid}", status="running"
-        )
-        doomed.kill()  # SIGKILL in the middle of its chunk
+        def doomed_killed_mid_chunk(r: IndexRun) -> bool:
+            # Killed the moment it is seen running a chunk whose units are being written: a
+            # second read before the kill would give a short chunk time to finish.
+            busy = IndexChunk.objects.filter(
+                run=r, status="running", worker__endswith=f":{doomed.process.pid}"
+            ).first()
+            if busy is None or not CodeUnit.objects.filter(file_version__created_by=r).exists():
+                return False
+            doomed.kill()  # SIGKILL in the middle of its chunk
+            taken.append(busy)
+            return True
+
+        wait_for(run, doomed_killed_mid_chunk, timeout=120, worker=doomed)
+        taken[0].refresh_from_db()
+        assert taken[0].status == "running", "the chunk ended before the kill landed"
         run = wait_for(run, lambda r: r.is_finished, timeout=240, worker=other)
         assert run.status == IndexRun.Status.SUCCEEDED, run.error + other.output()
-        assert f"chunk {taken.number} of run {run.pk}: attempt 2" in other.output()
+        assert f"chunk {taken[0].number} of run {run.pk}: attempt 2" in other.output()
         # Phase 1 answers with the static tier's vectors; the surviving worker adds the
         # transformer's as the next task.
         assert run.embedder_model.startswith("static-")
