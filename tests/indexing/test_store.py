@@ -58,9 +58,7 @@ class TestSegmentVectorStore(VectorStoreContract):
         store.upsert([VectorRecord("3", 1, "function", "a.py")], np.stack([self._unit(3, 64)]))
         assert other.query(self._unit(3, 64), repository_id=1, n=1)[0].vector_id == "3"
 
-    def test_a_settled_folder_is_not_listed_again_and_a_later_write_is_still_seen(
-        self, tmp_path
-    ):
+    def test_a_settled_folder_is_not_listed_again_and_a_later_write_is_still_seen(self, tmp_path):
         import os
 
         import numpy as np
