@@ -160,15 +160,15 @@ class OnnxMiniLMEmbedder:
 
     @property
     def _session(self):
-        """The graph's onnxruntime session, made on first use (EmbedderUnavailable when its
-        file cannot be prepared)."""
+        """The graph's onnxruntime session and the run options that give its arena back, made
+        on first use (EmbedderUnavailable when its file cannot be prepared)."""
         if self._loaded is None:
             with self._loading:
                 if self._loaded is None:
                     self._loaded = self._load_session()
         return self._loaded
 
-    def _load_session(self):
+    def _load_session(self) -> tuple:
         import onnxruntime
 
         from indexing.onnx_variants import variant_file
@@ -190,9 +190,9 @@ class OnnxMiniLMEmbedder:
         session = onnxruntime.InferenceSession(
             str(path), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        self._shrink_arena = onnxruntime.RunOptions()
-        self._shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
-        return session
+        shrink_arena = onnxruntime.RunOptions()
+        shrink_arena.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        return session, shrink_arena
 
     def _tuned_delta(self, delta: str | None, base_weights: Path) -> Delta | None:
         """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; a path
@@ -217,7 +217,7 @@ class OnnxMiniLMEmbedder:
             return out
         with self._lock:
             encodings = self._tokenizer.encode_batch([t or " " for t in texts])
-        session = self._session
+        session, shrink_arena = self._session
         # Batching texts of similar length wastes little compute on padding: on code this is
         # about twice as fast as batching in input order.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
@@ -235,7 +235,7 @@ class OnnxMiniLMEmbedder:
             (hidden,) = session.run(
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-                run_options=self._shrink_arena if last else None,
+                run_options=shrink_arena if last else None,
             )
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
@@ -249,7 +249,7 @@ class OnnxMiniLMEmbedder:
     def mean_states(self, ids: np.ndarray) -> np.ndarray:
         """The mean of the last hidden states over each row of word-piece `ids`, every position
         attended: what distilling the static table (`indexing.static_tier`) asks of the model."""
-        session = self._session
+        session, shrink_arena = self._session
         (hidden,) = session.run(
             ["last_hidden_state"],
             {
@@ -257,7 +257,7 @@ class OnnxMiniLMEmbedder:
                 "attention_mask": np.ones_like(ids, dtype=np.int64),
                 "token_type_ids": np.zeros_like(ids, dtype=np.int64),
             },
-            run_options=self._shrink_arena,
+            run_options=shrink_arena,
         )
         return hidden.mean(axis=1)
 

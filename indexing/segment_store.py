@@ -138,7 +138,7 @@ class SegmentVectorStore:
             return []
         vector = np.asarray(vector, dtype=np.float32)
         scores = matrix.vectors @ vector
-        self._recent.__dict__[field] = (matrix, vector, scores)
+        setattr(self._recent, field, (matrix, vector, scores))
         if kinds:
             scores = np.where(np.isin(matrix.kinds, list(kinds)), scores, -np.inf)
         n = min(max(1, n), len(scores))
@@ -167,7 +167,7 @@ class SegmentVectorStore:
         if not rows:
             return {}
         vector = np.asarray(vector, dtype=np.float32)
-        recent = self._recent.__dict__.get(field)
+        recent = getattr(self._recent, field, None)
         if recent is not None and recent[0] is matrix and np.array_equal(recent[1], vector):
             values = recent[2][list(rows.values())]  # the same product, already made
         else:

@@ -17,6 +17,7 @@ shared by every generation that has it), and the graph is built once per generat
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import zlib
@@ -28,6 +29,8 @@ from indexing.languages import LanguageSpec, language_named
 from indexing.lexical import Generation, GenerationCache
 from indexing.models import FileVersion
 from search.file_map import FileMap
+
+logger = logging.getLogger(__name__)
 
 # A file that stands for its folder when the folder is imported.
 PACKAGE_STEMS = frozenset({"__init__", "index", "mod", "init", "lib", "main", "package"})
@@ -53,10 +56,6 @@ class ImportGraph:
             self.imports[importer].add(imported)
             self.imported_by[imported].add(importer)
 
-    @property
-    def edges(self) -> int:
-        return sum(len(v) for v in self.imports.values())
-
 
 def _normal(part: str) -> str:
     # Case and word joints differ between a module's name and its file's (Elixir's
@@ -76,18 +75,17 @@ def read_targets(spec: LanguageSpec, text: str) -> list[Target]:
         for match in pattern.finditer(text):
             module = match.group(1) or ""
             names = match.group(2) if pattern.groups > 1 else None
+            written = [module] if module else []
             if names:
                 names = re.sub(r"\s+as\s+\w+", "", names)
-                for name in re.split(r"[,\s]+", names):
-                    if name.isidentifier():
-                        found.setdefault(_target(spec, _join(spec, module, name)))
-                        if len(found) >= MAX_TARGETS:
-                            return [t for t in found if t.parts]
-            if module:
-                found.setdefault(_target(spec, module))
+                written += [
+                    _join(spec, module, n) for n in re.split(r"[,\s]+", names) if n.isidentifier()
+                ]
+            for target in written:
+                found.setdefault(_target(spec, target))
             if len(found) >= MAX_TARGETS:
                 break
-    return [t for t in found if t.parts]
+    return [t for t in found if t.parts][:MAX_TARGETS]
 
 
 def _join(spec: LanguageSpec, module: str, name: str) -> str:
@@ -197,27 +195,24 @@ def build_graph(run: Generation, files: FileMap) -> ImportGraph:
         if path in files.index_of_path
     ]
     targets: dict[str, list[Target]] = {}
-    missing: dict[int, tuple[str, str]] = {}
+    missing: dict[int, tuple[str, str, str]] = {}  # version id -> its cache key
     with _targets_lock:
         for pk, path, sha in versions:
-            language = files.languages[files.index_of_path[path]]
-            key = (path, sha, language)
+            key = (path, sha, files.languages[files.index_of_path[path]])
             if key in _targets:
                 _targets.move_to_end(key)
                 targets[path] = _targets[key]
             else:
-                missing[pk] = (path, sha)
+                missing[pk] = key
     pks = list(missing)
     for start in range(0, len(pks), 500):
         chunk = pks[start : start + 500]
         rows = FileVersion.objects.filter(pk__in=chunk).values_list("pk", "content")
         for pk, content in rows:
-            path, sha = missing[pk]
-            language = files.languages[files.index_of_path[path]]
-            found = _read(language, content)
-            targets[path] = found
+            key = missing[pk]
+            targets[key[0]] = found = _read(key[0], key[2], content)
             with _targets_lock:
-                _targets[(path, sha, language)] = found
+                _targets[key] = found
                 while len(_targets) > CACHED_VERSIONS:
                     _targets.popitem(last=False)
     # Only code is imported: a folder's README or build file is not what its name means.
@@ -239,23 +234,14 @@ def _has_imports(language: str) -> bool:
     return spec is not None and bool(spec.imports)
 
 
-def _read(language: str, content) -> list[Target]:
+def _read(path: str, language: str, content) -> list[Target]:
     spec = language_named(language)
     if spec is None or not spec.imports or not content:
         return []
     try:
         data = zlib.decompressobj().decompress(bytes(content), _READ_LIMIT)
-    except zlib.error:
-        return []  # a damaged copy has no imports to offer; its units still search
+    except zlib.error as exc:
+        # Its units still search; only what it imports is unknown.
+        logger.warning("the kept copy of %s is damaged, its imports are not read: %s", path, exc)
+        return []
     return read_targets(spec, data.decode("utf-8", errors="replace"))
-
-
-def neighbours_by_path(
-    graph: ImportGraph, files: FileMap, path: str
-) -> tuple[list[str], list[str]]:
-    """What the file imports and what imports it, as paths (for tests and reasons)."""
-    index = files.index_of_path[path]
-    return (
-        sorted(files.paths[i] for i in graph.imports.get(index, ())),
-        sorted(files.paths[i] for i in graph.imported_by.get(index, ())),
-    )

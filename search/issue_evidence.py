@@ -379,10 +379,8 @@ def place(clues: IssueClues, issue: str, files: FileMap) -> Evidence:
     return evidence
 
 
-def imports(
-    ranked: list[tuple[int, float]], graph, files: FileMap, *, top: int
-) -> tuple[Evidence, Evidence]:
-    """The files the likeliest files (`ranked`, the other kinds fused) import, and the files
+def imports(likeliest: list[tuple[int, float]], graph, files: FileMap) -> tuple[Evidence, Evidence]:
+    """The files the likeliest files (the other kinds fused: file, score) import, and the files
     that import them: a fix often lands in what the code an issue points at calls, and a
     module's tests and callers import it. A neighbour of several likely files gathers more.
     Each link counts by both ends' degrees (1 / sqrt(d1 d2)): a file importing everything
@@ -390,7 +388,7 @@ def imports(
     `__init__.py`) that everything imports, or that imports everything, gains little from
     each."""
     imported, importers = Evidence(), Evidence()
-    for file, score in ranked[:top]:
+    for file, score in likeliest:
         name = files.paths[file].rsplit("/", 1)[-1]
         for kind, others, back, text in (
             (imported, graph.imports.get(file, ()), graph.imported_by, f"imported by {name}"),

@@ -107,10 +107,18 @@ class IssueEvidence:
 
     def ranks(self, depth: int = 100) -> dict[str, dict[str, int]]:
         """Each kind's file ranks by path, its first `depth` files (the tuning reads these)."""
-        return {
-            kind: {self.files.paths[f]: r for f, r in found.ranks().items() if r <= depth}
-            for kind, found in self.kinds.items()
-        }
+        return ranks_by_path(self.kinds, self.files, depth)
+
+
+def ranks_by_path(
+    kinds: dict[str, Evidence], files: FileMap, depth: int | None = None
+) -> dict[str, dict[str, int]]:
+    """Each kind's file ranks keyed by path, as `rank_files` fuses them (all, or the first
+    `depth`)."""
+    return {
+        kind: {files.paths[f]: r for f, r in found.ranks().items() if depth is None or r <= depth}
+        for kind, found in kinds.items()
+    }
 
 
 def gather_evidence(
@@ -199,16 +207,13 @@ def _import_evidence(
     clues, files: FileMap, kinds, generation, weights
 ) -> tuple[Evidence, Evidence]:
     ranked = rank_files(
-        {
-            kind: {files.paths[f]: rank for f, rank in found.ranks().items()}
-            for kind, found in kinds.items()
-        },
+        ranks_by_path(kinds, files),
         weights,
         about_tests=is_about_tests(clues),
         about_docs=is_about_docs(clues),
     )
     likeliest = [(files.index_of_path[path], score) for path, score in ranked[:IMPORT_SOURCES]]
-    return E.imports(likeliest, import_graph(generation, files), files, top=IMPORT_SOURCES)
+    return E.imports(likeliest, import_graph(generation, files), files)
 
 
 def rank_files(

@@ -133,15 +133,25 @@ def test_slugify_title():
 
 
 @pytest.fixture
-def shop(db, write_repo):
-    """The sample repository, indexed (public, no owner)."""
+def indexed_repo(db, write_repo):
+    """A factory: `indexed_repo(name, files)` writes the files, adds them as a repository and
+    indexes it (public, no owner)."""
     from indexing.services import index_run_execute, index_run_start, repository_create
 
-    repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
-    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
-    assert run.status == "succeeded", run.error
-    repository.refresh_from_db()
-    return repository
+    def index(name: str, files: dict[str, str]):
+        repository = repository_create(name=name, source=str(write_repo(files)))
+        run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
+        assert run.status == "succeeded", run.error
+        repository.refresh_from_db()
+        return repository
+
+    return index
+
+
+@pytest.fixture
+def shop(indexed_repo):
+    """The sample repository, indexed (public, no owner)."""
+    return indexed_repo("shop", SAMPLE_FILES)
 
 
 @pytest.fixture

@@ -101,7 +101,7 @@ class QueryShape:
     mentioned: frozenset[str]  # code-like names inside a sentence (CamelCase, snake_case)
     words: frozenset[str]  # the query's lower-case words, for file names
     asks_docs: bool = False  # about docs, setup or configuration (`asks_about_docs`)
-    word_starts: frozenset[str] = frozenset()  # `word_starts(words)`, once per query
+    word_starts: frozenset[str] = frozenset()  # `word_starts(words)`, for `file_topic`
 
 
 def normal_name(name: str) -> str:
@@ -220,19 +220,16 @@ def word_starts(words: frozenset[str]) -> frozenset[str]:
     )
 
 
-def file_topic(path: str, words: frozenset[str], starts: frozenset[str] | None = None) -> bool:
+def file_topic(path: str, shape: QueryShape) -> bool:
     """The file's name is a word of the query, or the start of one (`auth.py` for
     "authentication", `aliases.py` for "alias"). A file that stands for its folder
-    (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder. `starts`:
-    `word_starts(words)`, where the caller has it."""
+    (`__init__.py`, `index.ts`, `mod.rs`, `init.lua`) is named by the folder."""
     stems, prefixes = _topic_stems(path)
     if not stems:
         return False
-    if not stems.isdisjoint(words):
+    if not stems.isdisjoint(shape.words):
         return True
-    if not prefixes:
-        return False
-    return not (word_starts(words) if starts is None else starts).isdisjoint(prefixes)
+    return bool(prefixes) and not shape.word_starts.isdisjoint(prefixes)
 
 
 @lru_cache(maxsize=65536)
@@ -275,8 +272,7 @@ def _lifts(
 
 def why(unit: ShapedUnit, shape: QueryShape, strengths: Strengths) -> str:
     """The rules that lifted a unit, in words ("" when none did)."""
-    topic = file_topic(unit.path, shape.words, shape.word_starts)
-    lifts = _lifts(unit, shape, strengths, topic=topic)
+    lifts = _lifts(unit, shape, strengths, topic=file_topic(unit.path, shape))
     return "; ".join(words for _, words in lifts if words)
 
 
@@ -297,7 +293,7 @@ def shape_ranked(
     adjusted, words = [], {}
     for unit, score in ranked:
         if strengths.file_topic and unit.path not in topics:
-            topics[unit.path] = file_topic(unit.path, shape.words, shape.word_starts)
+            topics[unit.path] = file_topic(unit.path, shape)
         lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
         if broad and strengths.opening and is_opening(unit):
             lifts.append((strengths.opening, "the file's opening lines"))

@@ -171,3 +171,15 @@ def test_a_query_variant_that_cannot_load_leaves_the_documents_graph_answering(e
     assert "int8-weights" in fallback.notice and not hasattr(fallback, "query_embedder")
     text = "parse a date"
     np.testing.assert_array_equal(query_vector(fallback, text), embedder.embed([text])[0])
+
+
+def test_the_graph_is_loaded_at_the_first_embedding_not_before(embedder):
+    from indexing.embedding import _models_dir
+
+    # A process that reads only the static tier (phase 1) makes the embedder for its model id
+    # and never embeds with it: it must not pay for the graph.
+    fresh = OnnxMiniLMEmbedder(delta="shipped", models_dir=str(_models_dir()))
+    assert fresh.model_id == embedder.model_id
+    assert fresh._loaded is None
+    np.testing.assert_array_equal(fresh.embed(["parse a date"]), embedder.embed(["parse a date"]))
+    assert fresh._loaded is not None

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from indexing.languages import language_named
-from indexing.services import index_run_execute, index_run_start, repository_create
 from search.file_map import file_map
 from search.import_graph import Target, _Resolver, _target, import_graph, read_targets
 from search.locate import gather_evidence
@@ -159,19 +158,15 @@ SHOP = {
 
 
 @pytest.fixture
-def shop(write_repo):
-    repository = repository_create(name="shop", source=str(write_repo(SHOP)))
-    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
-    assert run.status == "succeeded", run.error
-    repository.refresh_from_db()
-    return repository
+def importing_shop(indexed_repo):
+    return indexed_repo("shop", SHOP)
 
 
 @pytest.mark.django_db
-def test_the_graph_of_a_real_index_links_modules_their_imports_and_their_tests(shop):
+def test_the_graph_of_a_real_index_links_modules_their_imports_and_their_tests(importing_shop):
     from indexing.selectors import active_generation
 
-    generation = active_generation(repository=shop)
+    generation = active_generation(repository=importing_shop)
     files = file_map(generation)
     graph = import_graph(generation, files)
 
@@ -188,8 +183,10 @@ def test_the_graph_of_a_real_index_links_modules_their_imports_and_their_tests(s
 
 
 @pytest.mark.django_db
-def test_locate_passes_a_likely_files_evidence_to_what_it_imports_and_what_imports_it(shop):
-    found = gather_evidence(repository=shop, issue="place_order fails for an empty cart")
+def test_locate_passes_a_likely_files_evidence_to_what_it_imports_and_what_imports_it(
+    importing_shop,
+):
+    found = gather_evidence(repository=importing_shop, issue="place_order fails for an empty cart")
     files = found.files
     imported = {files.paths[f]: said for f, said in found.kinds["imported"].said.items()}
     importers = {files.paths[f]: said for f, said in found.kinds["importers"].said.items()}
@@ -198,10 +195,12 @@ def test_locate_passes_a_likely_files_evidence_to_what_it_imports_and_what_impor
 
 
 @pytest.mark.django_db
-def test_a_test_named_in_an_issue_brings_the_module_it_imports(shop):
+def test_a_test_named_in_an_issue_brings_the_module_it_imports(importing_shop):
     # The issue names only a test: the test file is found by its name, and the module it
     # imports is found through it.
-    found = gather_evidence(repository=shop, issue="test_place_order fails since the last release")
+    found = gather_evidence(
+        repository=importing_shop, issue="test_place_order fails since the last release"
+    )
     files = found.files
     imported = {files.paths[f]: said for f, said in found.kinds["imported"].said.items()}
     assert imported["shop/orders.py"] == "imported by test_orders.py"

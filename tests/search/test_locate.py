@@ -11,7 +11,6 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from indexing.services import index_run_execute, index_run_start, repository_create
 from search.answer import answer
 from search.locate import locate_files
 from search.mcp_server import build_server
@@ -95,12 +94,8 @@ cards work everywhere else. What decides that?
 
 
 @pytest.fixture
-def store(write_repo):
-    repository = repository_create(name="store", source=str(write_repo(STORE)))
-    run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
-    assert run.status == "succeeded", run.error
-    repository.refresh_from_db()
-    return repository
+def store(indexed_repo):
+    return indexed_repo("store", STORE)
 
 
 @pytest.mark.django_db

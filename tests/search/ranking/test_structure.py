@@ -50,12 +50,12 @@ def test_definition_match_is_case_sensitive_and_prefers_the_dotted_parent():
 
 
 def test_file_topic_matches_a_file_named_for_a_query_word():
-    words = query_shape("authentication mechanisms and credential handling").words
-    assert file_topic("httpx/_auth.py", words)
-    assert file_topic("pydantic/aliases.py", query_shape("alias handling for fields").words)
-    assert file_topic("celery/backends/__init__.py", query_shape("result backends").words)
-    assert not file_topic("pkg/utils.py", query_shape("utils for strings").words)
-    assert not file_topic("pkg/io.py", query_shape("iowait tuning").words)
+    shape = query_shape("authentication mechanisms and credential handling")
+    assert file_topic("httpx/_auth.py", shape)
+    assert file_topic("pydantic/aliases.py", query_shape("alias handling for fields"))
+    assert file_topic("celery/backends/__init__.py", query_shape("result backends"))
+    assert not file_topic("pkg/utils.py", query_shape("utils for strings"))
+    assert not file_topic("pkg/io.py", query_shape("iowait tuning"))
     # The query's word starts, read once per query, answer as every word read against each
     # file's names would.
     for query in ("authentication mechanisms", "alias handling", "iowait tuning", "db io"):
@@ -66,7 +66,7 @@ def test_file_topic_matches_a_file_named_for_a_query_word():
                 not stems.isdisjoint(shape.words)
                 or any(len(w) >= 4 and w.startswith(prefixes) for w in shape.words if prefixes)
             )
-            assert file_topic(path, shape.words, shape.word_starts) == by_word, (query, path)
+            assert file_topic(path, shape) == by_word, (query, path)
 
 
 def test_a_bare_class_name_puts_its_definition_first():
@@ -164,10 +164,10 @@ def test_an_elixir_arity_may_be_typed_or_left_off():
 
 
 def test_a_file_that_stands_for_its_folder_is_named_by_it():
-    words = query_shape("how are routes matched by the router").words
+    shape = query_shape("how are routes matched by the router")
     for path in ("web/router/index.ts", "src/router/mod.rs", "router/init.lua", "router.go"):
-        assert file_topic(path, words), path
-    assert not file_topic("web/index.py", words)  # Python's index.py is a file named index
+        assert file_topic(path, shape), path
+    assert not file_topic("web/index.py", shape)  # Python's index.py is a file named index
 
 
 @pytest.mark.parametrize(
