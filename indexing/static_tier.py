@@ -17,6 +17,7 @@ never served; when none can be built, indexing runs in one phase, as before the 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -62,10 +63,11 @@ def distil(source: Distillable, *, progress: ProgressCallback | None = None) -> 
     # End marker first, start marker last: model2vec found this order distils better.
     rows = np.stack([np.full(size, end), ids, np.full(size, start)], axis=1)
     states = []
-    for begin in range(0, size, _BATCH):
-        states.append(source.mean_states(rows[begin : begin + _BATCH]))
-        if progress is not None:
-            progress(min(begin + _BATCH, size), size)
+    with getattr(source, "distilling", contextlib.nullcontext)():
+        for begin in range(0, size, _BATCH):
+            states.append(source.mean_states(rows[begin : begin + _BATCH]))
+            if progress is not None:
+                progress(min(begin + _BATCH, size), size)
     states = np.concatenate(states).astype(np.float64)
     special = {tokenizer.token_to_id(t) for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]", "[UNK]")}
     keep = np.array(
@@ -157,7 +159,8 @@ def load_or_build(source: Distillable, models_dir: Path) -> StaticEmbedder:
     table = built_file(
         table_file(models_dir, model_id),
         build,
-        recipe={"source_model_id": source.model_id, "recipe": RECIPE},
+        recipe={"source_model_id": source.model_id, "recipe": RECIPE}
+        | getattr(source, "distil_recipe", {}),
     )
     return StaticEmbedder(
         table=np.load(table), tokenizer_file=source.tokenizer_file, model_id=model_id

@@ -48,12 +48,17 @@ def embedder_settings(environ) -> dict:
     REPORIFT_EMBEDDER_DELTA and REPORIFT_EMBEDDER_QUERY_VARIANT."""
     cls = environ.get("REPORIFT_EMBEDDER", DEFAULT_EMBEDDER)
     raw = environ.get("REPORIFT_EMBEDDER_OPTIONS", "")
+    options = {}
     if raw:
         try:
             options = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ImproperlyConfigured(f"REPORIFT_EMBEDDER_OPTIONS is not JSON: {exc}") from exc
-    elif cls == DEFAULT_EMBEDDER:
+        if not isinstance(options, dict):
+            raise ImproperlyConfigured("REPORIFT_EMBEDDER_OPTIONS must be a JSON object")
+    if cls == DEFAULT_EMBEDDER:
+        # The JSON's options over the defaults: `{"variant": "fp32"}` alone keeps the tuned
+        # delta and the other settings.
         options = {
             "threads": int(environ.get("REPORIFT_EMBED_THREADS") or 0),
             # The tuned delta committed with RepoRift (indexing/embedders/); "" serves the base
@@ -62,9 +67,7 @@ def embedder_settings(environ) -> dict:
             "query_variant": environ.get(
                 "REPORIFT_EMBEDDER_QUERY_VARIANT", DEFAULT_EMBEDDER_QUERY_VARIANT
             ),
-        }
-    else:
-        options = {}
+        } | options
     return {"CLASS": cls, "OPTIONS": options}
 
 

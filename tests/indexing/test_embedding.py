@@ -143,6 +143,14 @@ def test_embedder_chosen_from_the_environment():
     assert isinstance(embedder, OpenAIEmbedder) and embedder.dimension == 8
     with pytest.raises(ImproperlyConfigured, match="not JSON"):
         embedder_settings({"REPORIFT_EMBEDDER_OPTIONS": "{model"})
+    with pytest.raises(ImproperlyConfigured, match="JSON object"):
+        embedder_settings({"REPORIFT_EMBEDDER_OPTIONS": '["fp32"]'})
+    # Options named in JSON go over the default's, which stay (the tuned delta above all).
+    another_graph = embedder_settings(
+        {"REPORIFT_EMBEDDER_OPTIONS": '{"variant": "fp32", "max_tokens": 256}'}
+    )["OPTIONS"]
+    assert another_graph["variant"] == "fp32" and another_graph["max_tokens"] == 256
+    assert another_graph["delta"] == DEFAULT_EMBEDDER_DELTA
 
 
 def test_a_query_variant_embeds_queries_only(embedder):
@@ -183,3 +191,31 @@ def test_the_graph_is_loaded_at_the_first_embedding_not_before(embedder):
     assert fresh._loaded is None
     np.testing.assert_array_equal(fresh.embed(["parse a date"]), embedder.embed(["parse a date"]))
     assert fresh._loaded is not None
+
+
+def test_the_static_table_is_distilled_from_the_fp32_graph_whatever_embeds_documents(embedder):
+    """A faster graph for phase 2 leaves phase 1's table as the fp32 graph makes it: the token
+    states it distils from are the fp32 graph's, and its recipe says so (a table distilled
+    before, from the faster graph itself, is made again)."""
+    from indexing.embedding import _models_dir
+
+    fast = OnnxMiniLMEmbedder(
+        delta="shipped", variant="int8-dynamic", max_tokens=64, models_dir=str(_models_dir())
+    )
+    assert fast.model_id != embedder.model_id
+    rows = np.array([[102, 7592, 101], [102, 2000, 101]])  # [SEP] token [CLS], as distil asks
+    with fast.distilling():
+        states = fast.mean_states(rows)
+        assert fast._distil_loaded is not None
+    assert fast._distil_loaded is None  # let go once the table is made
+    np.testing.assert_allclose(states, embedder.mean_states(rows), rtol=1e-5, atol=1e-6)
+    own = (
+        fast._session[0]
+        .run(
+            ["last_hidden_state"],
+            {"input_ids": rows, "attention_mask": np.ones_like(rows), "token_type_ids": 0 * rows},
+        )[0]
+        .mean(axis=1)
+    )
+    assert not np.allclose(own, states, atol=1e-4)  # the int8 graph would have given others
+    assert fast.distil_recipe == {"distilled_from": "fp32"} and embedder.distil_recipe == {}
