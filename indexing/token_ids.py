@@ -7,8 +7,9 @@ second on one core, most of phase 1's embedding time. For the tokenizers of our 
 printable ASCII (tabs and line ends allowed) that holds no special token is split here exactly
 as those two steps split it: lower-cased, into runs of letters and digits and every other
 character alone, whitespace dropped. Each distinct piece is then looked up once per process, by
-the tokenizer itself. Any other text, and every text of a tokenizer of another kind, goes to the
-library whole; tests/indexing/test_token_ids.py holds the two to the same ids.
+the tokenizer itself. A text with other characters is split at its line ends and only its lines
+that are not plain go to the library; every text of a tokenizer of another kind goes to it
+whole. tests/indexing/test_token_ids.py holds the two to the same ids.
 """
 
 from __future__ import annotations
@@ -47,9 +48,24 @@ class TokenIds:
         out: list[list[int]] = [[] for _ in texts]
         whole: list[int] = []  # positions of the texts the library tokenizes itself
         split: list[tuple[int, list[str]]] = []
+        mixed: list[tuple[int, list[list[str] | int]]] = []
+        lines: list[str] = []  # the mixed texts' lines that are not plain, for the library
         for row, text in enumerate(texts):
             if self._is_plain(text):
                 split.append((row, _PIECE.findall(text.lower())))
+            elif self._fast:
+                # A line end always ends a piece (the pre-tokeniser splits at whitespace, and
+                # the normaliser changes no character by its neighbours), so a text's ids are
+                # its lines' ids in turn: only the lines that are not plain (a comment's accent,
+                # a string's emoji) need the library's slow path, not the whole file.
+                segments: list[list[str] | int] = []
+                for line in text.split("\n"):
+                    if self._is_plain(line):
+                        segments.append(_PIECE.findall(line.lower()))
+                    else:
+                        segments.append(len(lines))
+                        lines.append(line)
+                mixed.append((row, segments))
             else:
                 whole.append(row)
         if whole:
@@ -58,11 +74,24 @@ class TokenIds:
             )
             for row, encoding in zip(whole, encodings, strict=True):
                 out[row] = encoding.ids
-        if split:
-            self._learn({piece for _, pieces in split for piece in pieces})
-            lookup = self._pieces.__getitem__
-            for row, pieces in split:
-                out[row] = list(islice(chain.from_iterable(map(lookup, pieces)), self.max_length))
+        if split or mixed:
+            self._learn(
+                {piece for _, pieces in split for piece in pieces}
+                | {p for _, segments in mixed for s in segments if type(s) is list for p in s}
+            )
+        lookup = self._pieces.__getitem__
+        for row, pieces in split:
+            out[row] = list(islice(chain.from_iterable(map(lookup, pieces)), self.max_length))
+        if mixed:
+            line_ids = [
+                e.ids for e in self._tokenizer.encode_batch(lines, add_special_tokens=False)
+            ]
+            for row, segments in mixed:
+                parts = (
+                    line_ids[s] if type(s) is int else chain.from_iterable(map(lookup, s))
+                    for s in segments
+                )
+                out[row] = list(islice(chain.from_iterable(parts), self.max_length))
         return out
 
     def _is_plain(self, text: str) -> bool:

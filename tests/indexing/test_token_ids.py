@@ -23,6 +23,10 @@ EDGES = [
     "naïve café \u2013 \u201cquoted\u201d 数据 ünïcode",  # not ASCII: the library's path
     "vertical\x0btab\x0cform feed\x00nul\x7fdel\x1cfile separator",  # control characters
     "word " * 700,  # cut at the maximum length
+    # Plain lines around lines that are not: split at the line ends, the latter the library's
+    "def f(x):\n    return 'naïve'  # café\r\n\n[CLS] x\n数据=1\n\tend \u2028 sep\n",
+    "\n".join(["plain ascii line"] * 3 + ["\u00e9" * 5] + ["word"] * 600),  # cut across lines
+    "\u00e9\n",
 ]
 
 
