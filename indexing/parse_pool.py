@@ -72,7 +72,8 @@ def processes() -> int:
         return max(1, configured)
     if _in_celery_worker or multiprocessing.current_process().daemon:
         return 1
-    return min(len(os.sched_getaffinity(0)), MAX_PROCESSES)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cores or 1, MAX_PROCESSES)
 
 
 def in_celery_worker() -> None:
