@@ -23,8 +23,7 @@ from django.utils import timezone
 
 from indexing.generations import delete_units
 from indexing.models import CodeUnit, FileVersion, IndexChunk, IndexRun
-from indexing.parse_pool import parsed_in_order
-from indexing.parsing import ParsedFile
+from indexing.parsing import ParsedFile, parse_source
 from indexing.pipeline import bump_run
 from indexing.static_tier import embedder_for
 from indexing.unit_rows import WrittenUnit, insert_units
@@ -79,10 +78,8 @@ def process_chunk(chunk_id: int) -> ChunkOutcome:
         # went to the queries), and memory bounded however large the chunk.
         group: list[tuple[FileVersion, ParsedFile]] = []
         pending = 0  # units in the group
-        # Read here, in the thread that holds the database connection; parsed beside this
-        # process while it embeds and writes (`indexing.parse_pool`).
-        files = [(version.data() or b"", version.path) for version in versions]
-        for version, parsed in zip(versions, parsed_in_order(files), strict=True):
+        for version in versions:
+            parsed = parse_source(version.data() or b"", path=version.path)
             group.append((version, parsed))
             pending += len(parsed.units)
             if pending >= batch_size:

@@ -3,9 +3,7 @@ to the queue, so any number of workers share a run; every task acknowledges late
 whose worker dies is delivered again (and finds its work half done or not: it copes)."""
 
 from celery import shared_task
-from celery.signals import worker_init, worker_process_init
 
-from indexing import parse_pool
 from indexing.chunks import ChunkOutcome
 from indexing.models import IndexChunk, IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
@@ -13,12 +11,6 @@ from indexing.services import index_chunk_execute, index_run_prepare, index_run_
 from indexing.sync import repository_sync, sync_due
 
 LATE = {"acks_late": True, "reject_on_worker_lost": True}
-
-
-@worker_init.connect
-@worker_process_init.connect
-def _parse_in_process(**_) -> None:
-    parse_pool.in_celery_worker()
 
 
 @shared_task(**LATE)

@@ -313,10 +313,6 @@ REPORIFT = {
     # worker may take; a worker renews its chunk's lease as it goes, and a chunk whose lease is
     # this old is taken over (its worker died).
     "INDEX_CHUNK_FILES": env_int("REPORIFT_INDEX_CHUNK_FILES", 100),
-    # Processes that parse a chunk's files while the indexing one embeds and writes them
-    # (indexing.parse_pool): 0 for one per core (at most 4; none in a Celery worker, whose
-    # processes are sized to the cores already), 1 to parse in process.
-    "PARSE_PROCESSES": env_int("REPORIFT_PARSE_PROCESSES", 0),
     "INDEX_CHUNK_LEASE_S": env_int("REPORIFT_INDEX_CHUNK_LEASE_S", 120),
     "MAX_WARNINGS_STORED": 500,
     "MAX_UPLOAD_BYTES": env_int("REPORIFT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024),
