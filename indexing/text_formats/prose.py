@@ -1,5 +1,5 @@
-"""Markdown and reStructuredText: a section per heading, its qualname the path of headings
-above it (`Usage > Install from source`), its docstring the first paragraph under it."""
+"""Markdown, reStructuredText and AsciiDoc: a section per heading, its qualname the path of
+headings above it (`Usage > Install from source`), its docstring the first paragraph under it."""
 
 from __future__ import annotations
 
@@ -87,6 +87,53 @@ def _read_rst(doc: Doc) -> list[Section]:
     return _heading_tree(doc, headings)
 
 
+_ADOC_TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
+_ADOC_UNDERLINE = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
+# Delimited blocks (listing, literal, example, sidebar, quote, passthrough, comment): their lines
+# are the block's content, never headings.
+# A Markdown-style fence (three backticks and a language, three backticks) is one too.
+_ADOC_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,})[ \t]*$")
+
+
+def _read_asciidoc(doc: Doc) -> list[Section]:
+    """`== Title` headings (`=` the document's title), and the older two-line ones: a title
+    underlined by `=`, `-`, `~`, `^` or `+` to within two characters of its length."""
+    lines = doc.lines
+    headings: list[tuple[int, int, str, int]] = []
+    block = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        fence = line.startswith("```")
+        if block:
+            if line == block or (fence and block == "```"):
+                block = ""
+            i += 1
+            continue
+        under = lines[i + 1].rstrip() if i + 1 < len(lines) else ""
+        if (
+            line
+            and not line[0].isspace()
+            and not line.startswith(("[", ".", "//", ":", "*", "-", "|"))
+            and not _ADOC_DELIMITER.match(line)
+            and len(set(under)) == 1
+            and under[0] in _ADOC_UNDERLINE
+            and abs(len(under) - len(line)) <= 2
+            and (i == 0 or not lines[i - 1].strip())
+        ):
+            headings.append((i, _ADOC_UNDERLINE[under[0]], line.strip(), i + 2))
+            i += 2
+            continue
+        if fence:
+            block = "```"
+        elif _ADOC_DELIMITER.match(line):
+            block = line
+        elif (match := _ADOC_TITLE.match(line)) is not None:
+            headings.append((i, len(match.group(1)), match.group(2).strip(), i + 1))
+        i += 1
+    return _heading_tree(doc, headings)
+
+
 def _heading_tree(doc: Doc, headings: list[tuple[int, int, str, int]]) -> list[Section]:
     """Each heading is a unit of its own text (to the next heading of any level); its qualname
     is its path of headings (`Usage > Install from source`)."""
@@ -146,4 +193,7 @@ FORMATS = (
         "markdown", _read_markdown, suffixes=".md .markdown .mdx", separator=" > ", titled=True
     ),
     TextFormat("rst", _read_rst, suffixes=".rst", separator=" > ", titled=True),
+    TextFormat(
+        "asciidoc", _read_asciidoc, suffixes=".adoc .asciidoc .asc", separator=" > ", titled=True
+    ),
 )

@@ -44,6 +44,8 @@ def names(parsed) -> list[tuple[str, str, int, int]]:
         ("README.md", "markdown"),
         ("docs/guide.mdx", "markdown"),
         ("docs/index.rst", "rst"),
+        ("docs/modules/ROOT/pages/dependencies.adoc", "asciidoc"),
+        ("doc/manual.asciidoc", "asciidoc"),
         (".github/workflows/ci.yml", "yaml"),
         ("pyproject.toml", "toml"),
         ("package.json", "json"),
@@ -170,6 +172,50 @@ def test_rst_sections_by_underline_style():
         ("Usage", "Usage"),
     ]
     assert parsed.units[0].docstring == "Intro paragraph."
+
+
+def test_asciidoc_sections_by_both_heading_styles_never_inside_blocks():
+    parsed = parse(
+        "docs/guide.adoc",
+        """
+        = Guide
+
+        Intro text.
+
+        == Install
+        Get it with:
+
+        [source,bash]
+        ----
+        == not a heading, inside a listing
+        ----
+
+        ```java
+        == nor inside a fence
+        ```
+
+        === From source
+        Build it.
+
+        Older style
+        -----------
+        Two-line headings, underlined.
+
+        Deeper
+        ~~~~~~
+        Under it.
+        """,
+    )
+    assert parsed.language == "asciidoc"
+    assert [u.qualname for u in parsed.units] == [
+        "Guide",
+        "Install",
+        "Install > From source",
+        "Older style",
+        "Older style > Deeper",
+    ]
+    install = parsed.units[1]
+    assert install.docstring == "Get it with:" and "inside a listing" in install.code
 
 
 def test_yaml_top_level_keys_and_children_of_a_large_key():
