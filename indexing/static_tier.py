@@ -17,11 +17,11 @@ never served; when none can be built, indexing runs in one phase, as before the 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -47,6 +47,11 @@ class Distillable(Protocol):
 
     model_id: str
     tokenizer_file: Path
+    # What the table is made from beyond `model_id` (a graph other than the one that embeds
+    # documents), part of the table's recipe.
+    distil_recipe: dict
+
+    def distilling(self) -> AbstractContextManager: ...  # around the calls to mean_states
 
     def mean_states(self, ids: np.ndarray) -> np.ndarray: ...
 
@@ -63,7 +68,7 @@ def distil(source: Distillable, *, progress: ProgressCallback | None = None) -> 
     # End marker first, start marker last: model2vec found this order distils better.
     rows = np.stack([np.full(size, end), ids, np.full(size, start)], axis=1)
     states = []
-    with getattr(source, "distilling", contextlib.nullcontext)():
+    with source.distilling():
         for begin in range(0, size, _BATCH):
             states.append(source.mean_states(rows[begin : begin + _BATCH]))
             if progress is not None:
@@ -159,8 +164,7 @@ def load_or_build(source: Distillable, models_dir: Path) -> StaticEmbedder:
     table = built_file(
         table_file(models_dir, model_id),
         build,
-        recipe={"source_model_id": source.model_id, "recipe": RECIPE}
-        | getattr(source, "distil_recipe", {}),
+        recipe={"source_model_id": source.model_id, "recipe": RECIPE} | source.distil_recipe,
     )
     return StaticEmbedder(
         table=np.load(table), tokenizer_file=source.tokenizer_file, model_id=model_id

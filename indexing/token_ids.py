@@ -47,13 +47,16 @@ class TokenIds:
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         out: list[list[int]] = [[] for _ in texts]
         whole: list[int] = []  # positions of the texts the library tokenizes itself
-        split: list[tuple[int, list[str]]] = []
-        mixed: list[tuple[int, list[list[str] | int]]] = []
-        lines: list[str] = []  # the mixed texts' lines that are not plain, for the library
+        # Each other text as segments in order: its pieces split here (a list), or the index
+        # of a line the library tokenizes (an int).
+        split: list[tuple[int, list[list[str] | int]]] = []
+        lines: list[str] = []
         for row, text in enumerate(texts):
-            if self._is_plain(text):
-                split.append((row, _PIECE.findall(text.lower())))
-            elif self._fast:
+            if not self._fast:
+                whole.append(row)
+            elif self._is_plain(text):
+                split.append((row, [_PIECE.findall(text.lower())]))
+            else:
                 # A line end always ends a piece (the pre-tokeniser splits at whitespace, and
                 # the normaliser changes no character by its neighbours), so a text's ids are
                 # its lines' ids in turn: only the lines that are not plain (a comment's accent,
@@ -65,40 +68,29 @@ class TokenIds:
                     else:
                         segments.append(len(lines))
                         lines.append(line)
-                mixed.append((row, segments))
-            else:
-                whole.append(row)
+                split.append((row, segments))
         if whole:
             encodings = self._tokenizer.encode_batch(
                 [texts[row] for row in whole], add_special_tokens=False
             )
             for row, encoding in zip(whole, encodings, strict=True):
                 out[row] = encoding.ids
-        if split or mixed:
-            self._learn(
-                {piece for _, pieces in split for piece in pieces}
-                | {p for _, segments in mixed for s in segments if type(s) is list for p in s}
-            )
+        if not split:
+            return out
+        self._learn({p for _, segments in split for s in segments if type(s) is list for p in s})
         lookup = self._pieces.__getitem__
-        for row, pieces in split:
-            out[row] = list(islice(chain.from_iterable(map(lookup, pieces)), self.max_length))
-        if mixed:
-            line_ids = [
-                e.ids for e in self._tokenizer.encode_batch(lines, add_special_tokens=False)
-            ]
-            for row, segments in mixed:
-                parts = (
-                    line_ids[s] if type(s) is int else chain.from_iterable(map(lookup, s))
-                    for s in segments
-                )
-                out[row] = list(islice(chain.from_iterable(parts), self.max_length))
+        line_ids = [e.ids for e in self._tokenizer.encode_batch(lines, add_special_tokens=False)]
+        for row, segments in split:
+            parts = (
+                line_ids[s] if type(s) is int else chain.from_iterable(map(lookup, s))
+                for s in segments
+            )
+            out[row] = list(islice(chain.from_iterable(parts), self.max_length))
         return out
 
     def _is_plain(self, text: str) -> bool:
-        return (
-            self._fast
-            and _PLAIN.fullmatch(text) is not None
-            and (self._special is None or self._special.search(text) is None)
+        return _PLAIN.fullmatch(text) is not None and (
+            self._special is None or self._special.search(text) is None
         )
 
     def _learn(self, pieces: set[str]) -> None:

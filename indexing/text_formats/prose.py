@@ -90,8 +90,8 @@ def _read_rst(doc: Doc) -> list[Section]:
 _ADOC_TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
 _ADOC_UNDERLINE = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 # Delimited blocks (listing, literal, example, sidebar, quote, passthrough, comment): their lines
-# are the block's content, never headings.
-# A Markdown-style fence (three backticks and a language, three backticks) is one too.
+# are the block's content, never headings. A Markdown-style fence (three backticks, a language
+# after the opening ones) is one too, matched apart since its two ends differ.
 _ADOC_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,})[ \t]*$")
 
 
