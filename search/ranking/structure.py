@@ -29,7 +29,7 @@ import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 from indexing.unit_text import file_stem, file_suffix
@@ -101,7 +101,11 @@ class QueryShape:
     mentioned: frozenset[str]  # code-like names inside a sentence (CamelCase, snake_case)
     words: frozenset[str]  # the query's lower-case words, for file names
     asks_docs: bool = False  # about docs, setup or configuration (`asks_about_docs`)
-    word_starts: frozenset[str] = frozenset()  # `word_starts(words)`, for `file_topic`
+
+    @cached_property
+    def word_starts(self) -> frozenset[str]:
+        """`word_starts(words)`, for `file_topic`: made once per shape (shapes are cached)."""
+        return word_starts(self.words)
 
 
 def normal_name(name: str) -> str:
@@ -138,7 +142,6 @@ def query_shape(query: str) -> QueryShape:
         mentioned=mentioned - {""},
         words=words,
         asks_docs=asks_about_docs(query),
-        word_starts=word_starts(words),
     )
 
 
