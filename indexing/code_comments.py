@@ -39,10 +39,15 @@ _BODY_TYPES = frozenset(
         "struct_declaration",
     }
 )
-BLOCK_OPENERS = ("/**", "/*!", "/*", "{-|", "{-", "--[[")
-BLOCK_CLOSERS = ("*/", "-}", "]]")
+BLOCK_OPENERS = ("/**", "/*!", "/*", "{-|", "{-", "--[[", "<#")
+BLOCK_CLOSERS = ("*/", "-}", "]]", "#>")
 LINE_MARKERS = ("///", "//!", "//", "-- |", "--|", "-- ^", "---", "--", "#!", "#")
 _XML_TAG = re.compile(r"</?(summary|remarks|para|returns|value|example|c|code)\s*>")
+# PowerShell's comment-based help keywords (`.SYNOPSIS`, `.PARAMETER Name`): markup, like
+# C#'s XML tags.
+_HELP_KEYWORD = re.compile(
+    r"^\.(?:SYNOPSIS|DESCRIPTION|PARAMETER|EXAMPLE|NOTES|INPUTS|OUTPUTS|LINK)\b[ \t]*", re.M
+)
 _LICENCE = re.compile(r"copyright|licen[cs]e|spdx|generated|-\*-|frozen_string_literal", re.I)
 
 
@@ -144,7 +149,7 @@ def _clean_comment(lines: list[str]) -> str:
                 line = line[1:]
         cleaned.append(line)
     text = textwrap.dedent("\n".join(cleaned))
-    text = _XML_TAG.sub("", text)
+    text = _HELP_KEYWORD.sub("", _XML_TAG.sub("", text))
     return "\n".join(line.rstrip() for line in text.strip().split("\n")).strip()
 
 

@@ -24,7 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from search import mcp_actions as actions
 
 INSTRUCTIONS = """\
-RepoRift searches indexed repositories (19 languages, their docs and configuration) by meaning.
+RepoRift searches indexed repositories (20 languages, their docs and configuration) by meaning.
 Start with list_repositories, then search_code with a plain-language description of the
 behaviour you are looking for (e.g. "where do we retry failed HTTP calls") or a name. Working on
 an issue? Pass its whole text (title, traceback, snippets; up to 32,000 characters) to

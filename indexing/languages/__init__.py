@@ -161,6 +161,7 @@ def _specs() -> list[LanguageSpec]:
         kotlin,
         lua,
         php,
+        powershell,
         python,
         ruby,
         rust,
@@ -171,7 +172,7 @@ def _specs() -> list[LanguageSpec]:
     )
 
     modules = (python, javascript, typescript, go, java, kotlin, scala, csharp, php, ruby, rust)
-    modules += (swift, c, cpp, elixir, haskell, lua, bash, zig)
+    modules += (swift, c, cpp, elixir, haskell, lua, bash, powershell, zig)
     return [spec for module in modules for spec in module.SPECS]
 
 

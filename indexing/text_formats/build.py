@@ -1,11 +1,14 @@
-"""Dockerfiles and Makefiles: a section per build stage (`FROM ... AS name`) or per target,
-each with the comment lines above it."""
+"""Build files: Dockerfiles and Makefiles, a section per build stage (`FROM ... AS name`) or per
+target, each with the comment lines above it; MSBuild and Maven project files (XML), blocks that
+start at the root element's children (`<PropertyGroup>`, `<Target Name="Pack">`,
+`<dependencies>`), packed together while they fit."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-from indexing.text_formats.sections import Doc, Section, TextFormat, leading_comments
+from indexing.text_formats.sections import Doc, Section, TextFormat, leading_comments, packed
 
 _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I)
 
@@ -68,6 +71,47 @@ def _read_makefile(doc: Doc) -> list[Section]:
     return sections
 
 
+# XML as far as a build file needs it: comments, CDATA, declarations and processing
+# instructions are skipped whole; a tag opens (group 1 its name), closes (a leading `/`) or
+# closes itself (a trailing `/`).
+_XML_TOKEN = re.compile(
+    r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[?!][^>]*>|<(/?)([A-Za-z_][\w.:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*?)(/?)>",
+    re.S,
+)
+# The attribute that tells one MSBuild block from another of the same element.
+_XML_LABEL = re.compile(r"\b(?:Name|Label|Include|Project)\s*=\s*[\"']([^\"']{1,80})")
+
+
+def _read_xml_build(doc: Doc) -> list[Section]:
+    """A block per child of the root element, with the comments right above it."""
+    text = "\n".join(doc.lines)
+    line_starts = [0]
+    for line in doc.lines:
+        line_starts.append(line_starts[-1] + len(line) + 1)
+    starts: list[tuple[int, str, str]] = []
+    depth = 0
+    comment_row = None  # the first row of the comments since the last block at depth 1
+    for token in _XML_TOKEN.finditer(text):
+        row = bisect_right(line_starts, token.start()) - 1
+        closing, tag = token.group(1), token.group(2)
+        if tag is None:
+            if depth == 1 and token.group(0).startswith("<!--") and comment_row is None:
+                comment_row = row
+            continue
+        if closing:
+            depth = max(0, depth - 1)
+            continue
+        if depth == 1:
+            label = _XML_LABEL.search(token.group(3) or "")
+            name = f"{tag} {label.group(1).strip()}".strip() if label else tag
+            start = row if comment_row is None else comment_row
+            starts.append((start, name, doc.lines[row]))
+        comment_row = None if depth == 1 else comment_row
+        if not token.group(4):
+            depth += 1
+    return packed(doc, starts)
+
+
 FORMATS = (
     TextFormat(
         "dockerfile",
@@ -82,5 +126,12 @@ FORMATS = (
         suffixes=".mk",
         names=("makefile", "gnumakefile"),
         stems=("makefile",),
+    ),
+    # MSBuild's project, property and target files and Maven's and Ant's project files.
+    TextFormat(
+        "xml",
+        _read_xml_build,
+        suffixes=".csproj .fsproj .vbproj .props .targets .proj .nuspec",
+        names=("pom.xml", "build.xml", "ivy.xml"),
     ),
 )

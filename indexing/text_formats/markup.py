@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from indexing.text_formats.sections import Doc, Section, TextFormat, leading_comments
+from indexing.text_formats.sections import Doc, Section, TextFormat, leading_comments, packed
 
 _TEMPLATE_BLOCK = re.compile(
     r"\{%-?\s*(block|macro|call|component|section)\s+([\w.\-'\"]+)"
@@ -38,7 +38,7 @@ def _read_html(doc: Doc) -> list[Section]:
             else:
                 name = f"{tag}#{id_.group(1)}" if id_ else tag
             starts.append((i, name, line))
-    return _packed(doc, starts)
+    return packed(doc, starts)
 
 
 def _read_css(doc: Doc) -> list[Section]:
@@ -71,25 +71,7 @@ def _read_css(doc: Doc) -> list[Section]:
         depth = max(0, depth + cleaned.count("{") - cleaned.count("}"))
         if depth == 0 and cleaned.rstrip().endswith(("}", ";")):
             fresh = True
-    return _packed(doc, starts)
-
-
-def _packed(doc: Doc, starts: list[tuple[int, str, str]]) -> list[Section]:
-    """Blocks that start at `starts`, packed together while they fit in one unit; each unit is
-    named after its first block."""
-    if not starts:
-        return []
-    starts[0] = (0, *starts[0][1:])  # a doctype, an @charset: with the first block
-    bounds = [s for s, _, _ in starts] + [len(doc.lines)]
-    sections: list[Section] = []
-    for n, (start, name, signature) in enumerate(starts):
-        end = bounds[n + 1]
-        if sections and doc.fits(sections[-1].start, end):
-            continue
-        sections.append(
-            Section(name=name, start=start, signature=signature.strip()[:300], path=(name,))
-        )
-    return sections
+    return packed(doc, starts)
 
 
 FORMATS = (

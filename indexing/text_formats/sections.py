@@ -260,3 +260,21 @@ def leading_comments(lines: list[str], i: int, markers: tuple[str, ...]) -> int:
     while i > 0 and lines[i - 1].strip().startswith(markers):
         i -= 1
     return i
+
+
+def packed(doc: Doc, starts: list[tuple[int, str, str]]) -> list[Section]:
+    """Blocks that start at `starts`, packed together while they fit in one unit; each unit is
+    named after its first block."""
+    if not starts:
+        return []
+    starts[0] = (0, *starts[0][1:])  # a doctype, an @charset: with the first block
+    bounds = [s for s, _, _ in starts] + [len(doc.lines)]
+    sections: list[Section] = []
+    for n, (start, name, signature) in enumerate(starts):
+        end = bounds[n + 1]
+        if sections and doc.fits(sections[-1].start, end):
+            continue
+        sections.append(
+            Section(name=name, start=start, signature=signature.strip()[:300], path=(name,))
+        )
+    return sections

@@ -141,6 +141,13 @@ CASES = [
         "Deletes archives older than the retention period from the backup folder.",
     ),
     (
+        "powershell/release.ps1",
+        "powershell",
+        (METHOD, "Feed.Push", 11, 13),
+        (FUNCTION, "Get-VersionPrefix", 16, 21),
+        "Reads the version prefix from the shared MSBuild properties file.",
+    ),
+    (
         "zig/vec.zig",
         "zig",
         (METHOD, "Vec2.add", 11, 14),
@@ -167,6 +174,7 @@ TYPES = {
     "haskell/Parser.hs": "Token",
     "lua/timer.lua": None,
     "bash/backup.sh": None,
+    "powershell/release.ps1": "Feed",
     "zig/vec.zig": "Vec2",
 }
 
@@ -247,6 +255,9 @@ def test_module_summaries_and_blocks():
     assert _parse("elixir/stock.ex").module_summary.startswith("Tracks how many units")
     assert _parse("zig/vec.zig").module_summary == "Small vector math for the physics step"
     assert _parse("bash/backup.sh").module_summary == "Nightly backup of the database"
+    assert _parse("powershell/release.ps1").module_summary == (
+        "Packs the gateway and publishes the packages to the feed"
+    )
     blocks = [u for u in _parse("go/bins.go").units if u.kind == MODULE]
     assert blocks[0].name == "MaxAisle" and "MaxAisle" in blocks[0].defines
     assert [u.name for u in _parse("js/cart.js").units if u.kind == MODULE] == ["cart"]

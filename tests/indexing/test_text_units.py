@@ -59,6 +59,10 @@ def names(parsed) -> list[tuple[str, str, int, int]]:
         ("Makefile", "makefile"),
         ("GNUmakefile", "makefile"),
         ("rules.mk", "makefile"),
+        ("src/Serilog/Serilog.csproj", "xml"),
+        ("Directory.Build.props", "xml"),
+        ("build/pack.targets", "xml"),
+        ("pom.xml", "xml"),
         ("db/schema.sql", "sql"),
         ("templates/base.html", "html"),
         ("templates/mail.jinja", "html"),
@@ -83,6 +87,7 @@ def test_format_by_name(path, fmt):
         "App.vue",
         "notes.txt",
         "logo.png",
+        "res/layout/main.xml",  # only build files are read as XML
     ],
 )
 def test_not_a_text_format(path):
@@ -343,6 +348,58 @@ def test_makefile_targets():
     assert [u.name for u in parsed.units] == ["PYTHON", "test", "lint", "OUT", "clean"]
     test = parsed.units[1]
     assert test.signature == "test: setup" and test.start_line == 4
+
+
+def _project(children: int) -> str:
+    """An MSBuild project whose root holds `children` property groups of 12 lines each."""
+    group = "".join(f"    <Item{n}>value</Item{n}>\n" for n in range(10))
+    body = "".join(
+        f'  <PropertyGroup Label="Group{n}">\n{group}  </PropertyGroup>\n' for n in range(children)
+    )
+    return f"<Project>\n{body}</Project>\n"
+
+
+def test_msbuild_project_blocks_at_the_root_children():
+    parsed = parse(
+        "Directory.Build.props",
+        """
+        <Project>
+          <!-- The version every package of the solution is packed with. -->
+          <PropertyGroup>
+            <VersionPrefix>4.3.2</VersionPrefix>
+          </PropertyGroup>
+          <Target Name="Pack" DependsOnTargets="Build"
+                  Condition=" '$(Configuration)' == 'Release' ">
+            <Exec Command="dotnet pack" />
+          </Target>
+        </Project>
+        """,
+    )
+    # A small file is one unit, named after its first block; its comment is in it.
+    assert names(parsed) == [("PropertyGroup", "PropertyGroup", 1, 10)]
+    assert "version every package" in parsed.units[0].code
+    large = parse("Serilog.csproj", _project(8))
+    # Too large for one unit: blocks packed while they fit, each unit named after its first.
+    found = [u.name for u in large.units]
+    assert len(found) > 1 and found[0] == "PropertyGroup Group0"
+    assert all(name.startswith("PropertyGroup Group") for name in found)
+
+
+def test_maven_project_blocks_never_inside_comments_or_cdata():
+    dependencies = "  <dependencies>\n" + "    <dependency/>\n" * 40 + "  </dependencies>\n"
+    parsed = parse(
+        "pom.xml",
+        "<project>\n  <modelVersion>4.0.0</modelVersion>\n"
+        + "  <!-- <dependencies> in a comment opens nothing -->\n"
+        + "  <description><![CDATA[ <build> ]]></description>\n"
+        + dependencies * 2
+        + "</project>\n",
+    )
+    # The comment's and the CDATA's tags open no block; the second `<dependencies>` does.
+    assert [(u.name, u.start_line) for u in parsed.units] == [
+        ("modelVersion", 1),
+        ("dependencies", 47),
+    ]
 
 
 def test_sql_statements():
