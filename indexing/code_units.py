@@ -81,10 +81,54 @@ def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFi
         module_doc = module_doc if spec.body_doc_attributes else ""
     result.module_summary = summary_line(module_doc)
     units.made = _named_type_documented(units.made, module_doc, path)
-    result.units = units.made + _module_units(
+    annotated = _annotated_types(lines, spec)
+    binders += [(row, name) for row, names in annotated for name in names]
+    made = units.made + _module_units(
         lines, units, binders, spec, path=path, doc=module_doc, doc_lines=module_doc_lines
     )
+    result.units = _with_annotated(made, annotated)
     return result
+
+
+def _annotated_types(lines: list[str], spec: LanguageSpec) -> list[tuple[int, tuple[str, ...]]]:
+    """The types declared in doc comments (`annotated_types`), by 0-based row: each as written
+    and by its last part (`Gitsigns.GitContext`, `GitContext`), as a query may name either."""
+    if not spec.annotated_types:
+        return []
+    pattern = _annotation_pattern(spec.annotated_types)
+    found = []
+    for row, line in enumerate(lines):
+        if "@" in line and (match := pattern.match(line)) is not None:
+            name = match.group(1).rstrip(".")
+            found.append((row, tuple(dict.fromkeys((name, name.rsplit(".", 1)[-1])))))
+    return found
+
+
+@cache
+def _annotation_pattern(expression: str) -> re.Pattern[str]:
+    return re.compile(expression)
+
+
+def _with_annotated(
+    made: list[ParsedUnit], annotated: list[tuple[int, tuple[str, ...]]]
+) -> list[ParsedUnit]:
+    """A declaration in a definition's doc comment is the definition's: the innermost unit
+    around the row defines the name too (module blocks got theirs as binders)."""
+    if not annotated:
+        return made
+    out = list(made)
+    for row, names in annotated:
+        line = row + 1
+        around = [
+            i
+            for i, unit in enumerate(out)
+            if unit.kind != MODULE and unit.start_line <= line <= unit.end_line
+        ]
+        if around:
+            i = max(around, key=lambda i: out[i].start_line)
+            unit = out[i]
+            out[i] = replace(unit, defines=tuple(dict.fromkeys((*unit.defines, *names))))
+    return out
 
 
 def _named_type_documented(made: list[ParsedUnit], doc: str, path: str) -> list[ParsedUnit]:
@@ -241,7 +285,7 @@ def _module_units(
         for row in range(start, min(end, len(lines) - 1) + 1):
             covered[row] = True
     stem = PurePosixPath(path).stem if path else ""
-    binders.sort()
+    binders.sort(key=lambda binder: binder[0])  # stable: a row's names in the order found
     binder_rows = [row for row, _ in binders]
     blocks: list[tuple[int, int]] = []
     row = 0

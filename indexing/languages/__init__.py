@@ -113,6 +113,10 @@ class LanguageSpec:
     public_words: tuple[str, ...] = ()
     no_visibility: tuple[str, ...] = ()  # signatures opening so carry none (Rust's `impl`)
     special_names: str = ""
+    # Types declared in doc comments rather than code (LuaLS `---@class Gitsigns.GitContext`,
+    # JSDoc `@typedef {Object} Options`): a regular expression over a line, group 1 the
+    # declared name. The unit holding the line defines the name, as it defines its own.
+    annotated_types: str = ""
 
     def is_private(self, name: str, signature: str) -> bool:
         if self.private_names and re.match(self.private_names, name):

@@ -16,6 +16,9 @@ DEFINITION_STARTS = (
     "|" + _EXPORT + r"(?:const|let|var)[ \t]+[\w$]+[ \t]*="
 )
 
+# JSDoc's types declared in comments: `@typedef {Object} CartLine`, `@callback OnChange`.
+ANNOTATED_TYPES = r"^\s*(?:/\*\*|\*)?\s*@(?:typedef|callback)\s+(?:\{.*\}\s*)?([A-Za-z_$][\w$.]*)"
+
 # What a file imports (search.import_graph).
 IMPORTS = (
     r"""\b(?:import|export)\b[^'";]*?\bfrom[ \t]*['"]([^'"\n]+)['"]""",
@@ -40,5 +43,6 @@ SPECS = [
         doc_lines=("///",),
         module_doc_blocks=("/**",),
         definition_starts=DEFINITION_STARTS,
+        annotated_types=ANNOTATED_TYPES,
     )
 ]

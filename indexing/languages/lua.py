@@ -9,6 +9,9 @@ QUERY = """
 (function_declaration name: (method_index_expression table: (_) @scope method: (identifier) @name)) @definition.method
 """
 
+# LuaLS annotations: `---@class (exact) Gitsigns.GitContext : Parent`, `---@alias Mode string`.
+ANNOTATED_TYPES = r"^\s*---\s*@(?:class|alias|enum)\s+(?:\(\w+\)\s*)?([A-Za-z_][\w.]*)"
+
 # What a file imports (search.import_graph).
 IMPORTS = (r"""\brequire[ \t]*\(?[ \t]*['"]([^'"\n]+)['"]""",)
 
@@ -29,5 +32,6 @@ SPECS = [
         doc_blocks=("--[[",),
         module_doc_lines=("---",),
         module_doc_blocks=("--[[",),
+        annotated_types=ANNOTATED_TYPES,
     )
 ]

@@ -356,3 +356,26 @@ def test_python_keeps_its_own_conventions():
     assert python.is_private("_helper", "def _helper()")
     assert not python.is_private("__mangled", "def __mangled()")
     assert python.is_special("__init__") and not python.is_special("init")
+
+
+def test_types_declared_in_doc_comments_are_defined_where_they_are_written():
+    lua = parse_source(
+        b"--- @class (exact) Shop.Basket : Shop.Base\n--- @field items table\n\n"
+        b"--- @alias Shop.Mode 'open'|'closed'\n--- Creates a basket.\n"
+        b"function M.new() return {} end\n",
+        path="shop.lua",
+    )
+    units = {u.qualname: u for u in lua.units}
+    # A block of its own: named for the type, as written.
+    assert units["Shop.Basket"].kind == MODULE
+    assert units["Shop.Basket"].defines == ("Shop.Basket", "Basket")
+    # In a definition's doc comment: the definition defines it too.
+    assert {"Shop.Mode", "Mode"} <= set(units["M.new"].defines)
+    js = parse_source(
+        b"/**\n * @typedef {{sku: string}} CartLine\n */\n\n/** @callback OnChange */\n"
+        b"function watch(onChange) {}\n",
+        path="cart.js",
+    )
+    units = {u.qualname: u for u in js.units}
+    assert "CartLine" in units["CartLine"].defines
+    assert "OnChange" in units["watch"].defines

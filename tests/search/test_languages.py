@@ -69,6 +69,18 @@ EXTRA_FILES = {
         "--- Staff rota: who works which shift on the shop floor.\n-- @module rota\n\n"
         "local M = {}\nfunction M.today() return {} end\nreturn M\n"
     ),
+    # Types declared only in doc comments (LuaLS, JSDoc).
+    "lua/roster_types.lua": (
+        "local M = {}\n\n--- @class (exact) Staff.Roster\n"
+        "--- @field starts integer Minute of the day.\n"
+        "--- @field till string Which till is staffed.\n\n"
+        "function M.open(roster) return roster end\nreturn M\n"
+    ),
+    "js/lines.js": (
+        "/**\n * @typedef {Object} CartLine\n * @property {string} sku\n"
+        " * @property {number} qty\n */\n\n"
+        "/** @param {CartLine} line */\nfunction lineTotal(line) {\n  return line.qty;\n}\n"
+    ),
     "zig/scale.zig": (
         "//! Weighing scale driver that reads kilograms from the serial port.\n\n"
         "pub fn read() u32 {\n    return 0;\n}\n"
@@ -110,6 +122,7 @@ DEFINITIONS = [
     ("haskell", "tokenize", "Pretty.pretty", "Pretty.pretty"),
     ("lua", "format_remaining", "Timer:expired", "Timer.expired"),
     ("bash", "prune_old_backups", "make_archive", "make_archive"),
+    ("powershell", "Get-VersionPrefix", "Feed.Push", "Feed.Push"),
     ("zig", "clampSpeed", "Vec2.add", "Vec2.add"),
 ]
 
@@ -154,6 +167,14 @@ def test_every_language_finds_its_definitions_by_name(polyglot):
         if found.qualname.split("#")[0] != qualname or found.language != language:
             missed.append((qualified, found.qualname, found.language))
     assert missed == []
+
+
+def test_types_declared_in_doc_comments_are_found_by_name(polyglot):
+    roster = first(polyglot, "Staff.Roster")
+    assert (roster.path, roster.qualname) == ("lua/roster_types.lua", "Staff.Roster")
+    assert first(polyglot, "Roster").path == "lua/roster_types.lua"
+    line = first(polyglot, "CartLine")
+    assert line.path == "js/lines.js" and "CartLine" in line.defines
 
 
 @pytest.mark.parametrize(
