@@ -84,7 +84,14 @@ def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFi
     annotated = _annotated_types(lines, spec)
     binders += [(row, name) for row, names in annotated for name in names]
     made = units.made + _module_units(
-        lines, units, binders, spec, path=path, doc=module_doc, doc_lines=module_doc_lines
+        lines,
+        units,
+        binders,
+        spec,
+        path=path,
+        doc=module_doc,
+        doc_lines=module_doc_lines,
+        breaks=_declaration_starts(lines, [row for row, _ in annotated]),
     )
     result.units = _with_annotated(made, annotated)
     return result
@@ -102,6 +109,22 @@ def _annotated_types(lines: list[str], spec: LanguageSpec) -> list[tuple[int, tu
             name = match.group(1).rstrip(".")
             found.append((row, tuple(dict.fromkeys((name, name.rsplit(".", 1)[-1])))))
     return found
+
+
+def _declaration_starts(lines: list[str], rows: list[int]) -> set[int]:
+    """Where a comment declaring a type begins after a blank line: a block of its own starts
+    there, so that the declaration is not named for the code above it (`local M = {}`)."""
+    starts = set()
+    for row in rows:
+        while row > 0 and lines[row - 1].strip() and not _is_code_line(lines[row - 1]):
+            row -= 1
+        if row == 0 or not lines[row - 1].strip():
+            starts.add(row)
+    return starts
+
+
+def _is_code_line(line: str) -> bool:
+    return not line.lstrip().startswith(("--", "//", "/*", "*", "#"))
 
 
 @cache
@@ -277,9 +300,11 @@ def _module_units(
     path: str,
     doc: str,
     doc_lines: range,
+    breaks: set[int] = frozenset(),
 ) -> list[ParsedUnit]:
     """Blocks of the lines no top-level unit covers, split at blank lines past
-    MAX_BLOCK_LINES, each named after the first names it binds (or the file's stem)."""
+    MAX_BLOCK_LINES and at `breaks`, each named after the first names it binds (or the file's
+    stem)."""
     covered = [False] * len(lines)
     for start, end in units.top_spans:
         for row in range(start, min(end, len(lines) - 1) + 1):
@@ -297,6 +322,8 @@ def _module_units(
         last = row  # last non-blank row of the block
         while row < len(lines) and not covered[row]:
             if lines[row].strip():
+                if row in breaks and row > start:
+                    break
                 if row - start >= MAX_BLOCK_LINES and not lines[row - 1].strip():
                     break
                 if row - start >= 2 * MAX_BLOCK_LINES:

@@ -52,7 +52,7 @@ __all__ = [
 SNIFF_BYTES = 8192  # a file's language is read from its start (shebang, mode line, C++ in a .h)
 # Names what `parse_source` makes of a file; bump it when that changes, so that files indexed
 # before are parsed again on their next run (their content hash alone would carry them over).
-PARSER_VERSION = "units-9"
+PARSER_VERSION = "units-11"
 
 
 def parse_source(source: bytes, *, path: str = "") -> ParsedFile:

@@ -1,12 +1,15 @@
 # ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Lua: the wheel's tags.scm, plus the table a function is defined on (`Timer.new`,
-`Timer:expired` are methods of `Timer`); `---` and `--` comments above are docs."""
+`Timer:expired` are methods of `Timer`) and the names an assignment binds (`utils.string_lambda =
+utils.memoize(...)`, `local delims = {...}`) for module blocks; `---` and `--` comments above are
+docs."""
 
 from indexing.languages import LanguageSpec
 
 QUERY = """
 (function_declaration name: (dot_index_expression table: (_) @scope field: (identifier) @name)) @definition.method
 (function_declaration name: (method_index_expression table: (_) @scope method: (identifier) @name)) @definition.method
+(assignment_statement (variable_list . name: [(identifier) @name (dot_index_expression field: (identifier) @name)])) @definition.variable
 """
 
 # LuaLS annotations: `---@class (exact) Gitsigns.GitContext : Parent`, `---@alias Mode string`.

@@ -242,6 +242,8 @@ def test_qualnames_follow_each_language():
     assert go["Location.Describe"].signature == "func (l *Location) Describe() string"
     lua = {u.qualname: u for u in _parse("lua/timer.lua").units}
     assert lua["Timer.new"].kind == METHOD
+    # A block of assignments is named for what it binds (`M.Timer = Timer`), not the file.
+    assert lua["Timer"].kind == MODULE and lua["Timer"].defines == ("Timer", "format_remaining")
     haskell = {u.qualname: u for u in _parse("haskell/Parser.hs").units}
     assert haskell["tokenize"].signature == "tokenize :: String -> [Token]"  # equations merged
     assert haskell["Token"].docstring == "A lexical token of an arithmetic expression."
@@ -360,13 +362,14 @@ def test_python_keeps_its_own_conventions():
 
 def test_types_declared_in_doc_comments_are_defined_where_they_are_written():
     lua = parse_source(
-        b"--- @class (exact) Shop.Basket : Shop.Base\n--- @field items table\n\n"
+        b"local M = {}\n\n--- @class (exact) Shop.Basket : Shop.Base\n--- @field items table\n\n"
         b"--- @alias Shop.Mode 'open'|'closed'\n--- Creates a basket.\n"
         b"function M.new() return {} end\n",
         path="shop.lua",
     )
     units = {u.qualname: u for u in lua.units}
-    # A block of its own: named for the type, as written.
+    # A block of its own (not the one binding `M` above it): named for the type, as written.
+    assert units["M"].end_line == 1
     assert units["Shop.Basket"].kind == MODULE
     assert units["Shop.Basket"].defines == ("Shop.Basket", "Basket")
     # In a definition's doc comment: the definition defines it too.
