@@ -484,6 +484,9 @@ REPORIFT = {
             # "Languages".
             "prose": 1.0,
             "auxiliary": 1.0,
+            # An interface in a file of its own after its implementation (C#'s `IFoo.cs`),
+            # unless it defines the name asked for: docs/eval/langs-interfaces.json.
+            "interface": 1.0,
         },
         # Units that define a name typed as the query, gathered even when no stream found them.
         "DEFINITIONS": 20,

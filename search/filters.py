@@ -171,3 +171,15 @@ def is_auxiliary_path(path: str) -> bool:
     return any(part.lower() in _AUXILIARY_DIRS for part in folders(path)) or bool(
         _GENERATED_NAME.search(name) or re.match(r"bench(mark)?s?[_-]", name.lower())
     )
+
+
+@lru_cache(maxsize=65536)
+def is_interface_path(path: str) -> bool:
+    """A file that by its language's convention holds an interface (`interface_files`): it
+    repeats the words of the implementation that answers a question of behaviour."""
+    from indexing.languages import language_for_path
+
+    spec = language_for_path(path)
+    if spec is None or not spec.interface_files:
+        return False
+    return re.fullmatch(spec.interface_files, path.rsplit("/", 1)[-1]) is not None

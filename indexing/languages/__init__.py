@@ -117,6 +117,9 @@ class LanguageSpec:
     # JSDoc `@typedef {Object} Options`): a regular expression over a line, group 1 the
     # declared name. The unit holding the line defines the name, as it defines its own.
     annotated_types: str = ""
+    # Files that by the language's convention hold an interface its implementation mirrors
+    # (C#'s `IRouteFinder.cs` beside `RouteFinder.cs`): a regular expression over the file name.
+    interface_files: str = ""
 
     def is_private(self, name: str, signature: str) -> bool:
         if self.private_names and re.match(self.private_names, name):

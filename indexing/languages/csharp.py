@@ -27,6 +27,7 @@ SPECS = [
         import_separator=".",
         private_words=("private",),
         extensions=(".cs",),
+        interface_files=r"I[A-Z][a-z]\w*\.cs",
         grammar="tree_sitter_c_sharp",
         query=QUERY,
         attached_types=frozenset({"attribute_list"}),

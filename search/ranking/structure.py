@@ -17,7 +17,8 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
 - a section of documentation or configuration that speaks of a feature is not where the
   feature is done: it leads only when the question asks about docs, setup or configuration;
 - a benchmark, an example or a fixture uses the words of what it exercises: it comes after
-  the definitions.
+  the definitions; so does an interface in a file of its own (C#'s `IRouteFinder.cs`), which
+  repeats its implementation's words without its code.
 
 Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
 developer questions' tuning part and checked on the package benchmark and CoSQA dev.
@@ -33,7 +34,7 @@ from functools import cached_property, lru_cache
 from typing import Protocol
 
 from indexing.unit_text import file_stem, file_suffix
-from search.filters import is_auxiliary_path
+from search.filters import is_auxiliary_path, is_interface_path
 from search.ranking.files import asks_for_files, file_evidence, is_opening
 
 # A name as typed, once its separators are dots: `Session.send`, `Enum.map/2`, `empty?`,
@@ -92,6 +93,7 @@ class Strengths:
     # docs, setup or configuration, and off a unit of a benchmark, example or fixture.
     prose: float = 0.0
     auxiliary: float = 0.0
+    interface: float = 0.0  # taken off a unit of an interface file that does not define the name
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,8 @@ def _lifts(
         lifts.append((-strengths.prose, ""))
     if strengths.auxiliary and not match and is_auxiliary_path(unit.path):
         lifts.append((-strengths.auxiliary, ""))
+    if strengths.interface and not match and is_interface_path(unit.path):
+        lifts.append((-strengths.interface, ""))
     return lifts
 
 

@@ -180,3 +180,20 @@ def test_a_file_that_stands_for_its_folder_is_named_by_it():
 )
 def test_dependency_injection_is_code_not_setup(question, about_docs):
     assert asks_about_docs(question) is about_docs
+
+
+def test_an_interface_file_comes_after_its_implementation_unless_named():
+    interface = Unit("src/Routing/IRouteFinder.cs", "IRouteFinder.Find")
+    implementation = Unit("src/Routing/RouteFinder.cs", "RouteFinder.Find")
+    ranked = [(interface, 1.0), (implementation, 0.5)]
+    strengths = Strengths(defines=3.0, interface=1.0)
+    order = shaped_order("which route matches a path", ranked, strengths)
+    assert [u.path for u, _ in order] == [implementation.path, interface.path]
+    # Named as the query, the interface is the definition asked for.
+    named = Unit("src/Routing/IRouteFinder.cs", "IRouteFinder")
+    order = shaped_order("IRouteFinder", [(named, 1.0), (implementation, 0.5)], strengths)
+    assert order[0][0] is named
+    # Only where the language's convention says so: Java's `IOUtils.java` is no interface.
+    java = Unit("src/IOUtils.java", "IOUtils.copy")
+    order = shaped_order("copy a stream", [(java, 1.0), (implementation, 0.5)], strengths)
+    assert order[0][0] is java
