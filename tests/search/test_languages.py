@@ -99,6 +99,11 @@ EXTRA_FILES = {
         "    raise RuntimeError('upload failed')\n"
     ),
     "vendor/github.com/acme/retry/retry.go": "package retry\n\nfunc Again() {}\n",
+    # A build's shared properties (MSBuild): where a .NET solution's version is set.
+    "Directory.Version.props": (
+        "<Project>\n  <PropertyGroup>\n    <VersionPrefix>4.3.2</VersionPrefix>\n"
+        "  </PropertyGroup>\n</Project>\n"
+    ),
 }
 
 # (language, bare name, qualified name as the language spells it, the unit's qualname)
@@ -328,6 +333,7 @@ def test_mcp_search_code_takes_languages(polyglot):
         ("prints invoices as sheets for the accounts office", "js/invoice.js"),
         ("who works which shift on the shop floor", "lua/rota.lua"),
         ("weighing scale driver reading kilograms from the serial port", "zig/scale.zig"),
+        ("pack the gateway and publish the packages to the feed", "powershell/release.ps1"),
     ],
 )
 def test_a_file_head_comment_is_found_by_a_sentence_from_it(polyglot, query, path):
@@ -355,3 +361,6 @@ def test_prose_comes_after_the_code_it_describes_and_first_when_asked_about_setu
     assert paths[0] == "py/uploads.py" and "docs/uploads.md" in paths
     setup = first(polyglot, "how do I configure how many times an upload is retried")
     assert (setup.path, setup.kind) == ("docs/uploads.md", "section")
+    # A build file is read: the MSBuild properties that set the version are among the first.
+    version = search(repository=polyglot, query="where is the package version set", k=3).results
+    assert ("Directory.Version.props", "xml") in [(r.unit.path, r.unit.language) for r in version]
