@@ -29,7 +29,14 @@ from pathlib import PurePosixPath
 from tree_sitter import Node, Parser
 
 from indexing.call_names import innermost
-from indexing.code_comments import attached, body_doc, module_doc_comment, signature
+from indexing.code_comments import (
+    BLOCK_OPENERS,
+    LINE_MARKERS,
+    attached,
+    body_doc,
+    module_doc_comment,
+    signature,
+)
 from indexing.code_definitions import Definition, captures, definition_end_row, nest
 from indexing.languages import LanguageSpec
 from indexing.parse_recovery import recover
@@ -124,7 +131,8 @@ def _declaration_starts(lines: list[str], rows: list[int]) -> set[int]:
 
 
 def _is_code_line(line: str) -> bool:
-    return not line.lstrip().startswith(("--", "//", "/*", "*", "#"))
+    # The comment markers the doc-comment reader knows, and a block comment's inner `*` lines.
+    return not line.lstrip().startswith((*LINE_MARKERS, *BLOCK_OPENERS, "*"))
 
 
 @cache

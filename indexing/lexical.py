@@ -121,7 +121,7 @@ CODE_KEYWORDS: dict[str, frozenset[str]] = {
         "haskell": {"where", "let", "module", "data", "instance", "deriving"},
         "lua": {"function", "local", "end", "then", "elseif"},
         "bash": {"fi", "then", "esac", "done", "elif", "local", "echo"},
-        "powershell": {"function", "param", "foreach", "elseif", "throw", "begin", "process"},
+        "powershell": {"function", "param", "foreach", "elseif"},
         "zig": {"fn", "pub", "const", "var", "comptime", "usize", "void"},
     }.items()
 }

@@ -17,7 +17,7 @@ DEFINITION_STARTS = r"^[ \t]*(?:function|filter|workflow|class|enum)[ \t]+(?P<fu
 # What a file imports (search.import_graph): dot-sourced scripts and modules.
 IMPORTS = (
     r"""^[ \t]*\.[ \t]+['"]?([^\s'";|&]+\.ps1)""",
-    r"""^[ \t]*Import-Module[ \t]+['"]?([^\s'";|&]+)""",
+    r"""(?i)^[ \t]*Import-Module[ \t]+['"]?([^\s'";|&]+)""",  # cmdlets ignore case
 )
 
 SPECS = [

@@ -103,10 +103,10 @@ def _read_xml_build(doc: Doc) -> list[Section]:
             continue
         if depth == 1:
             label = _XML_LABEL.search(token.group(3) or "")
-            name = f"{tag} {label.group(1).strip()}".strip() if label else tag
-            start = row if comment_row is None else comment_row
-            starts.append((start, name, doc.lines[row]))
-        comment_row = None if depth == 1 else comment_row
+            label_text = label.group(1).strip() if label else ""
+            name = f"{tag} {label_text}" if label_text else tag
+            starts.append((row if comment_row is None else comment_row, name, doc.lines[row]))
+            comment_row = None
         if not token.group(4):
             depth += 1
     return packed(doc, starts)

@@ -47,6 +47,7 @@ READING = {
     "haskell": ("import qualified Data.Map as M\nimport Text.Megaparsec\n", None),
     "lua": ("local util = require('gitsigns.util')\n", [(("gitsigns", "util"), -1)]),
     "bash": ('source "$PYENV_ROOT/libexec/pyenv-help"\n. ./lib/common.sh\n', None),
+    "powershell": (". ./build/helpers.ps1\nimport-module ./tools/Packing.psm1\n", None),
     "zig": ('const png = @import("formats/png.zig");\n', [(("formats", "png"), -1)]),
 }
 # Where only which targets are read matters (their order aside), as sets of parts.
@@ -62,6 +63,8 @@ READ_PARTS = {
     "elixir": {("oban", "job"), ("oban", "repo"), ("oban",), ("ecto", "query")},
     "haskell": {("data", "map"), ("text", "megaparsec")},
     "bash": {("libexec", "pyenvhelp"), ("lib", "common")},
+    # A dot-sourced script, and a module imported in any case (cmdlets ignore it).
+    "powershell": {("build", "helpers"), ("tools", "packing")},
 }
 
 
