@@ -277,7 +277,8 @@ _indexes: GenerationCache[LexicalIndex] = GenerationCache()
 # the old tokens is rebuilt instead of loaded (a query tokenised anew meets the old words).
 # 2: each language's syntax words left out of its code, paths without their extension.
 # 3: the empty values (`nil`, `null`, `undefined`) kept.
-TOKENS_VERSION = 3
+# 4: PowerShell's syntax words are only `function`, `param`, `foreach`, `elseif`.
+TOKENS_VERSION = 4
 
 
 def _directory(key: str, version: int = TOKENS_VERSION) -> Path:
