@@ -24,11 +24,19 @@ from pathlib import Path
 
 import numpy as np
 
-from reporift.model_files import file_sha256
-
 # The delta that ships with RepoRift (benchmarks.train_embedder writes it; docs/BENCHMARKS.md).
 SHIPPED = Path(__file__).resolve().parent / "embedders" / "minilm-code.json"
 _PREFIX = "inner."  # the ONNX export names torch's BertModel parameters under this prefix
+_LAYER = "encoder.layer."
+
+
+def manifest_of(delta: str) -> Path:
+    """The manifest `delta` names: "shipped" (the tuned delta), the name of another delta
+    shipped beside it ("minilm-code-l2", its two-layer student), or a path."""
+    if delta == "shipped":
+        return SHIPPED
+    beside = SHIPPED.parent / f"{delta}.json"
+    return beside if "/" not in delta and beside.is_file() else Path(delta)
 
 
 class DeltaRefused(RuntimeError):
@@ -39,6 +47,7 @@ class DeltaRefused(RuntimeError):
 class Delta:
     manifest: dict
     stored: dict[str, np.ndarray]  # as the delta file holds them (`compress`)
+    teacher: Delta | None = None  # a student's teacher, beside it (its static table's source)
 
     @cached_property
     def changes(self) -> dict[str, np.ndarray]:
@@ -50,6 +59,18 @@ class Delta:
     def short_id(self) -> str:
         return self.manifest["delta_sha256"][:10]
 
+    @property
+    def layers(self) -> list[int] | None:
+        """A student's layers: the base layers it keeps, in order (None: all of them)."""
+        return self.manifest.get("layers")
+
+    def origin(self, name: str) -> str:
+        """The base weight that the weight `name` (a student's numbering) starts from."""
+        if self.layers is None or not name.startswith(_LAYER):
+            return name
+        index, rest = name.removeprefix(_LAYER).split(".", 1)
+        return f"{_LAYER}{self.layers[int(index)]}.{rest}"
+
 
 def delta_file(manifest_path: Path) -> Path:
     return manifest_path.with_suffix(".npz")
@@ -57,6 +78,10 @@ def delta_file(manifest_path: Path) -> Path:
 
 def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
     """The delta named by `manifest_path`, checked against its manifest and its base."""
+    # Imported here: the rest of this module is numpy alone, so the training machine (torch,
+    # no RepoRift installed) reads deltas with it.
+    from reporift.model_files import file_sha256
+
     try:
         manifest = json.loads(Path(manifest_path).read_text())
     except (OSError, ValueError) as exc:
@@ -79,9 +104,20 @@ def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
     with np.load(npz) as archive:
         stored = dict(archive)
     for key in stored:  # a file of other arrays is refused now, not at first expansion
-        if key.rsplit(".", 1)[-1] not in ("U", "V", "D"):
+        if key.rsplit(".", 1)[-1] not in ("U", "V", "D", "Q", "S"):
             raise DeltaRefused(f"unknown array {key!r} in the delta")
-    return Delta(manifest, stored)
+    teacher = None
+    if "teacher" in manifest:
+        named = manifest["teacher"]
+        teacher = load_delta(
+            Path(manifest_path).parent / f"{named['name']}.json", base_weights=base_weights
+        )
+        if teacher.manifest["delta_sha256"] != named["delta_sha256"]:
+            raise DeltaRefused(
+                f"the student {manifest_path} was taught by {named['name']} with sha256 "
+                f"{named['delta_sha256']}, not by the one beside it"
+            )
+    return Delta(manifest, stored, teacher)
 
 
 def expand(stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -93,17 +129,27 @@ def expand(stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             changes[name] = value.astype(np.float32)
         elif part == "U":
             changes[name] = value.astype(np.float32) @ stored[f"{name}.V"].astype(np.float32)
-        elif part != "V":
+        elif part == "Q":
+            changes[name] = value.astype(np.float32) * stored[f"{name}.S"].astype(np.float32)
+        elif part not in ("V", "S"):
             raise DeltaRefused(f"unknown array {key!r} in the delta")
     return changes
 
 
-def compress(changes: dict[str, np.ndarray], *, rank: int) -> dict[str, np.ndarray]:
+def compress(changes: dict[str, np.ndarray], *, rank: int | None) -> dict[str, np.ndarray]:
     """Full changes -> stored arrays: each matrix by its best rank-`rank` approximation (SVD),
-    the rest as they are; float16."""
+    or with `rank` None as int8 rows with a float16 scale each (a student's layers change
+    everywhere: a low rank loses more than int8 does); the rest as they are, float16."""
     stored: dict[str, np.ndarray] = {}
     for name, change in changes.items():
-        if change.ndim == 2 and min(change.shape) > 2 * rank and "embeddings" not in name:
+        if change.ndim == 2 and rank is None and "embeddings" not in name:
+            scale = np.abs(change).max(axis=1, keepdims=True) / 127.0
+            scale = np.where(scale > 0, scale, 1.0).astype(np.float16)
+            stored[f"{name}.Q"] = np.round(change / scale.astype(np.float32)).astype(np.int8)
+            stored[f"{name}.S"] = scale
+        elif (
+            rank and change.ndim == 2 and min(change.shape) > 2 * rank and "embeddings" not in name
+        ):
             u, s, vt = np.linalg.svd(change.astype(np.float64), full_matrices=False)
             root = np.sqrt(s[:rank])
             stored[f"{name}.U"] = (u[:, :rank] * root).astype(np.float16)
@@ -149,7 +195,16 @@ def merge_into_graph(source: Path, out: Path, *, base_weights: Path, delta: Delt
         if not k.removeprefix("bert.").startswith("pooler.") and v.dtype.kind == "f"
     }
     graph_arrays = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    matrices = {n: w for n, w in base.items() if w.ndim == 2 and "embeddings" not in n}
+    # A student's graph holds the first len(layers) layers (onnx_variants.keep_first_layers):
+    # each weight is found by the base weight of its position, then given the student's value.
+    kept = len(delta.layers) if delta.layers is not None else None
+    matrices = {
+        n: w
+        for n, w in base.items()
+        if w.ndim == 2
+        and "embeddings" not in n
+        and (kept is None or int(n.removeprefix(_LAYER).split(".")[0]) < kept)
+    }
     torch_name_of = {}
     for graph_name, array in graph_arrays.items():
         name = graph_name.removeprefix(_PREFIX)
@@ -172,7 +227,7 @@ def merge_into_graph(source: Path, out: Path, *, base_weights: Path, delta: Delt
             replaced.append(initializer)
             continue
         name, transposed = torch_name_of[initializer.name]
-        weight = base[name].astype(np.float32) + delta.changes.get(name, 0.0)
+        weight = base[delta.origin(name)].astype(np.float32) + delta.changes.get(name, 0.0)
         array = np.ascontiguousarray(weight.T if transposed else weight, dtype=np.float32)
         replaced.append(numpy_helper.from_array(array, initializer.name))
     del model.graph.initializer[:]

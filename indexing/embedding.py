@@ -82,7 +82,7 @@ class OnnxMiniLMEmbedder:
         self,
         *,
         variant: str = "fp32",
-        max_tokens: int = 128,
+        max_tokens: int | None = None,
         batch_size: int = 8,
         threads: int = 0,
         model_path: str | None = None,
@@ -109,6 +109,8 @@ class OnnxMiniLMEmbedder:
         # A notice for people (home page, admin, logs) when the configured model is not served.
         self.notice = ""
         tuned = self._tuned_delta(delta, tokenizer_file.parent / "model.safetensors")
+        # A student names its cut (it learned the teacher's vectors from that many word pieces).
+        max_tokens = max_tokens or (tuned and tuned.manifest.get("max_tokens")) or 128
         if variant not in VARIANTS:
             raise EmbedderUnavailable(
                 f"unknown ONNX variant {variant!r}; choose from {', '.join(VARIANTS)}"
@@ -117,6 +119,9 @@ class OnnxMiniLMEmbedder:
         # embed: a process that only reads the static tier (phase 1 indexing and its searches,
         # the command line's) never pays the half second that costs.
         self._graph = (model_file, variant, Path(models_dir or _models_dir()), tuned)
+        # The static table comes from the teacher's graph when the delta is a student's: the
+        # same table, under the same id, as the teacher's own (phase 1 is unchanged by it).
+        self._teacher = tuned.teacher if tuned else None
         self._base_weights = tokenizer_file.parent / "model.safetensors"
         self._threads = threads
         self._loaded: object | None = None
@@ -127,6 +132,11 @@ class OnnxMiniLMEmbedder:
         suffix = "int8" if variant == "int8-weights" else variant
         name = f"all-MiniLM-L6-v2-{tuned.short_id}" if tuned else "all-MiniLM-L6-v2"
         self.model_id = f"{name}-{suffix}" + ("" if max_tokens == 256 else f"-{max_tokens}")
+        self.table_source_id = (
+            f"all-MiniLM-L6-v2-{self._teacher.short_id}-fp32-128"
+            if self._teacher
+            else self.model_id
+        )
         self.tokenizer_file = tokenizer_file
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(max_length=max_tokens)
@@ -175,14 +185,18 @@ class OnnxMiniLMEmbedder:
         """Around a distillation of the static table (once per data dir), which asks
         `mean_states` of the fp32 graph whatever graph embeds documents: that graph is this
         embedder's own, or one loaded for the distillation and let go after it."""
-        own = self._graph[1] == "fp32"
-        self._distil_session = self._session if own else self._load_session(variant="fp32")
+        own = self._graph[1] == "fp32" and self._teacher is None
+        self._distil_session = (
+            self._session
+            if own
+            else self._load_session(variant="fp32", delta=self._teacher or self._graph[3])
+        )
         try:
             yield
         finally:
             self._distil_session = None
 
-    def _load_session(self, *, variant: str | None = None) -> tuple:
+    def _load_session(self, *, variant: str | None = None, delta: Delta | None = None) -> tuple:
         import onnxruntime
 
         from indexing.onnx_variants import variant_file
@@ -190,6 +204,7 @@ class OnnxMiniLMEmbedder:
 
         model_file, own_variant, models_dir, tuned = self._graph
         variant = variant or own_variant
+        tuned = delta or tuned
         try:
             path = variant_file(
                 model_file, variant, models_dir, delta=tuned, base_weights=self._base_weights
@@ -210,13 +225,14 @@ class OnnxMiniLMEmbedder:
         return session, shrink_arena
 
     def _tuned_delta(self, delta: str | None, base_weights: Path) -> Delta | None:
-        """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; a path
-        to a manifest; empty: none), or None with a notice when it is refused."""
-        from indexing.embedder_delta import SHIPPED, DeltaRefused, load_delta
+        """The tuned delta named by `delta` ("shipped": the one committed with RepoRift; the
+        name of another committed beside it; a path to a manifest; empty: none), or None with
+        a notice when it is refused."""
+        from indexing.embedder_delta import DeltaRefused, load_delta, manifest_of
 
         if not delta:
             return None
-        manifest = SHIPPED if delta == "shipped" else Path(delta)
+        manifest = manifest_of(delta)
         try:
             return load_delta(manifest, base_weights=base_weights)
         except DeltaRefused as exc:
@@ -266,6 +282,8 @@ class OnnxMiniLMEmbedder:
         """What the static table distilled from this embedder is made from, beyond its model
         id: always the fp32 graph of its weights (`mean_states`), so a faster graph for phase 2
         leaves phase 1's table, and so its answers, as they are."""
+        if self._teacher is not None:
+            return {}  # the teacher's own table: its recipe is the teacher's
         return {} if self._graph[1] == "fp32" else {"distilled_from": "fp32"}
 
     def mean_states(self, ids: np.ndarray) -> np.ndarray:

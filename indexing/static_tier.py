@@ -46,6 +46,8 @@ class Distillable(Protocol):
     """A transformer embedder the table can be distilled from (`OnnxMiniLMEmbedder`)."""
 
     model_id: str
+    # The model id the table is named after: the embedder's own, or a student's teacher's.
+    table_source_id: str
     tokenizer_file: Path
     # What the table is made from beyond `model_id` (a graph other than the one that embeds
     # documents), part of the table's recipe.
@@ -154,7 +156,7 @@ def load_or_build(source: Distillable, models_dir: Path) -> StaticEmbedder:
     `reporift.model_files.built_file` does the rest, as for the ONNX graphs: one build under a
     lock, its sha256 recorded beside it and checked at each process's first use; an altered
     table is never served, it is distilled again."""
-    model_id = static_model_id(source.model_id)
+    model_id = static_model_id(source.table_source_id)
 
     def build(partial: Path) -> None:
         logger.info("distilling the static table of %s", source.model_id)
@@ -164,7 +166,7 @@ def load_or_build(source: Distillable, models_dir: Path) -> StaticEmbedder:
     table = built_file(
         table_file(models_dir, model_id),
         build,
-        recipe={"source_model_id": source.model_id, "recipe": RECIPE} | source.distil_recipe,
+        recipe={"source_model_id": source.table_source_id, "recipe": RECIPE} | source.distil_recipe,
     )
     return StaticEmbedder(
         table=np.load(table), tokenizer_file=source.tokenizer_file, model_id=model_id

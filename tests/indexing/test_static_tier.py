@@ -39,7 +39,7 @@ class TinySource:
     """A stand-in transformer for the table's build and check alone (the real one has its own
     test above): each token's state is a fixed function of its id, computed in microseconds."""
 
-    model_id = "tiny-source"
+    model_id = table_source_id = "tiny-source"
     distil_recipe: dict = {}
 
     def __init__(self, tokenizer_file):
