@@ -118,38 +118,28 @@ def fold_dequantized_weights(source: Path, out: Path) -> None:
 
 
 def keep_first_layers(source: Path, out: Path, *, layers: int) -> None:
-    """`source`'s graph cut after its first `layers` transformer layers: the output of that
-    layer's last LayerNormalization becomes `last_hidden_state`, and what only the later layers
-    used goes. BERT's graph normalises once after the embeddings and twice in each layer, in
-    graph order, so layer `n`'s output is the (2n + 1)-th normalisation."""
+    """`source`'s graph cut after its first `layers` transformer layers (onnx's own subgraph
+    extraction): the output of that layer's last LayerNormalization, renamed
+    `last_hidden_state`, is the graph's output. BERT's graph normalises once after the
+    embeddings and twice in each layer, in graph order, so layer `n`'s output is the
+    (2n + 1)-th normalisation."""
     import onnx
+    import onnx.utils
 
     model = onnx.load(str(source))
-    graph = model.graph
-    (output,) = [o.name for o in graph.output]
-    norms = [node for node in graph.node if node.op_type == "LayerNormalization"]
+    (output,) = [o.name for o in model.graph.output]
+    norms = [node for node in model.graph.node if node.op_type == "LayerNormalization"]
     if len(norms) % 2 != 1 or not 0 < layers <= len(norms) // 2:
         raise ValueError(f"{source}: cannot keep {layers} layers of {len(norms) // 2}")
-    last = norms[2 * layers]
-    if last.output[0] != output:
-        for node in graph.node:
-            node.output[:] = [f"{name}_unused" if name == output else name for name in node.output]
-        last.output[:] = [output]
-    producers = {name: node for node in graph.node for name in node.output}
-    needed, pending = set(), [output]
-    while pending:
-        node = producers.get(pending.pop())
-        if node is not None and id(node) not in needed:
-            needed.add(id(node))
-            pending.extend(node.input)
-    kept = [node for node in graph.node if id(node) in needed]
-    used = {name for node in kept for name in node.input}
-    initializers = [i for i in graph.initializer if i.name in used]
-    del graph.node[:]
-    graph.node.extend(kept)
-    del graph.initializer[:]
-    graph.initializer.extend(initializers)
-    onnx.save(model, str(out))
+    last = norms[2 * layers].output[0]
+    inputs = [i.name for i in model.graph.input]
+    onnx.utils.extract_model(str(source), str(out), inputs, [last])
+    if last != output:
+        cut = onnx.load(str(out))
+        for node in cut.graph.node:
+            node.output[:] = [output if name == last else name for name in node.output]
+        cut.graph.output[0].name = output
+        onnx.save(cut, str(out))
 
 
 def quantize_weight_products(source: Path, out: Path) -> None:
