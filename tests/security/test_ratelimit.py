@@ -3,7 +3,9 @@ operator's LLM, has its own smaller limits; behind a trusted proxy callers are t
 
 import re
 import time
+from types import SimpleNamespace
 
+import django_ratelimit.core
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -17,8 +19,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def fresh_counters():
+def fresh_counters(monkeypatch):
     cache.clear()
+    # The counters live in clock-aligned windows: a test whose searches straddled the turn of a
+    # minute saw its counts start again (the fourth full-mode search admitted). Each test runs
+    # inside one window of django-ratelimit's own clock.
+    frozen = time.time()
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: frozen))
     yield
     cache.clear()
 
