@@ -173,9 +173,11 @@ def load_questions(path: Path, part: str, site_packages: Path) -> EvalDataset:
     finally:
         sys.path[:] = saved
         importlib.invalidate_caches()
-    languages = {q.corpus for q in dataset.queries if q.language}
+    # Only the installed packages that Python rows ask about: a corpus of another language,
+    # or one with no row in this part (scoop's rows are all in the tuning part), is not one.
+    packages = {q.corpus for q in dataset.queries if not q.language}
     for corpus in dataset.corpora.values():
-        if corpus.key in languages:
+        if corpus.key not in packages:
             continue
         if not Path(corpus.source).is_relative_to(site_packages.resolve()):
             raise SystemExit(f"{corpus.key} resolved to {corpus.source}, outside {site_packages}")
