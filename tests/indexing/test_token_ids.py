@@ -59,6 +59,18 @@ def test_the_same_ids_as_the_library(max_length):
     assert 103 in expected[EDGES.index(EDGES[6])]  # [MASK]'s own id: a special token found
 
 
+def test_the_same_ids_after_the_pieces_cache_overflows(monkeypatch):
+    """A long-lived server learns pieces past the cache's bound: it starts again, and the
+    batch that overflowed it still finds every one of its pieces (it once raised KeyError)."""
+    monkeypatch.setattr("indexing.token_ids._MAX_PIECES", 300)
+    tokenizer_file = get_embedder().tokenizer_file
+    ids = TokenIds(Tokenizer.from_file(str(tokenizer_file)), max_length=512)
+    texts = source_texts()[:400]
+    expected = library(tokenizer_file, texts, 512)
+    got = [i for start in range(0, len(texts), 50) for i in ids.encode(texts[start : start + 50])]
+    assert got == expected
+
+
 def test_a_tokenizer_of_another_kind_tokenizes_every_text_whole(tmp_path):
     vocab = {"[UNK]": 0, "def": 1, "parse": 2, "(": 3, ")": 4, ":": 5}
     tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
