@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from indexing.text_formats.sections import Doc, NotReadable, Section, TextFormat, leading_comments
@@ -55,6 +56,7 @@ def _read_yaml(doc: Doc) -> list[Section]:
         elif indent == 0 and stripped in ("---", "..."):
             entries.append(_Key(i, 0, "", False))
     top = [e for e in entries if e.indent == 0]
+    rows = [e.line for e in entries]
     sections = []
     for n, entry in enumerate(top):
         following = top[n + 1].line if n + 1 < len(top) else len(doc.lines)
@@ -65,7 +67,7 @@ def _read_yaml(doc: Doc) -> list[Section]:
         section = Section(
             name=name, start=entry.line, signature=doc.lines[entry.line].rstrip(), path=(name,)
         )
-        inner = [e for e in entries if entry.line < e.line < following]
+        inner = _between(entries, rows, entry.line, following)
         if entry.item and entry.key:  # `- name: x` then `  hosts: y`: the item's own keys
             inner = [e for e in inner if not (e.indent == 0 and e.item)]
         _yaml_children(doc, section, inner)
@@ -106,6 +108,7 @@ def _yaml_children(doc: Doc, parent: Section, entries: list[_Key]) -> None:
         return
     indent = min(e.indent for e in entries)
     level = [e for e in entries if e.indent == indent and (e.key or e.item)]
+    rows = [e.line for e in entries]
     items = 0
     for n, entry in enumerate(level):
         following = level[n + 1].line if n + 1 < len(level) else 10**9
@@ -120,11 +123,18 @@ def _yaml_children(doc: Doc, parent: Section, entries: list[_Key]) -> None:
             signature=doc.lines[entry.line].strip(),
             path=path,
         )
-        inner = [e for e in entries if entry.line < e.line < following]
+        inner = _between(entries, rows, entry.line, following)
         if entry.item and entry.key:
             inner = [e for e in inner if not (e.indent == indent and e.item)]
         _yaml_children(doc, child, inner)
         parent.children.append(child)
+
+
+def _between(entries: list[_Key], rows: list[int], after: int, before: int) -> list[_Key]:
+    """The entries on lines strictly between two (`entries` in line order, `rows` their
+    lines): a slice, where filtering the whole list at every key made a file of thousands of
+    keys (a translation file) quadratic."""
+    return entries[bisect_right(rows, after) : bisect_left(rows, before)]
 
 
 _TOML_TABLE = re.compile(r"""^\s*\[\[?\s*([A-Za-z0-9_\-."' ]+?)\s*\]\]?\s*(#.*)?$""")
