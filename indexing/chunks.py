@@ -144,7 +144,6 @@ def _write(
             "docstring": u.docstring,
             "code": u.code,
             "decorators": list(u.decorators),
-            "calls": list(u.calls),
             "defines": list(u.defines),
             "is_async": u.is_async,
         }

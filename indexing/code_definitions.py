@@ -2,7 +2,7 @@
 
 The query (tags.scm style, indexing.languages) is compiled once per process, with the patterns
 that find neither a definition nor a call switched off. `captures` reads one tree's matches:
-the definitions (`Definition`), the names constants and variables bind, and the calls;
+the definitions (`Definition`) and the names constants and variables bind;
 `nest` puts the definitions in file order, each with its enclosing one, and merges the clauses
 of one function where the language says so.
 """
@@ -31,19 +31,15 @@ class _Compiled:
 
 @cache
 def _compiled(spec: LanguageSpec) -> _Compiled:
-    """The language's query, compiled once; patterns that find neither a definition nor a
-    call (tags.scm's references to types, its doc captures) are switched off."""
+    """The language's query, compiled once; patterns that find no definition (tags.scm's
+    references to calls and types, its doc captures) are switched off: nothing reads who calls
+    what, and matching every call of a file cost a sixth of its parse."""
     text = spec.query_text()
     query = Query(spec.language(), text)
     raw = text.encode("utf-8")
-    own_start = len(raw) - len(spec.query.encode("utf-8"))
     for index in range(query.pattern_count):
-        start = query.start_byte_for_pattern(index)
-        pattern = raw[start : query.end_byte_for_pattern(index)]
-        wanted = b"@definition." in pattern or (
-            b"@reference.call" in pattern and (spec.wheel_calls or start >= own_start)
-        )
-        if not wanted:
+        pattern = raw[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)]
+        if b"@definition." not in pattern:
             query.disable_pattern(index)
     names = {query.capture_name(i) for i in range(query.capture_count)}
     for name in ("doc", "ignore", "local.scope"):
@@ -72,23 +68,13 @@ class Definition:
 
 
 def captures(root: Node, source: bytes, spec: LanguageSpec):
-    """The definitions the query finds under `root` (unnested), the (line, name) of each
-    constant or variable bound, and the (start, end, name) of each call, in order."""
+    """The definitions the query finds under `root` (unnested) and the (line, name) of each
+    constant or variable bound, in order."""
     compiled = _compiled(spec)
     found: dict[int, Definition] = {}
     binders: list[tuple[int, str]] = []  # (line, name) of constants and variables
-    calls: list[tuple[int, int, str]] = []
-    call_nodes: list[int] = []
-    heads: set[int] = set()  # a definition's own head, when the grammar makes it a call
     for _, captured in QueryCursor(compiled.query).matches(root):
         names = captured.get("name")
-        if "reference.call" in captured:
-            node = captured["reference.call"][0]
-            # An attribute's operand (Elixir `@doc "..."`) is no call.
-            if names and not (node.parent is not None and node.parent.type == "unary_operator"):
-                calls.append((node.start_byte, node.end_byte, node_text(names[0], source)))
-                call_nodes.append(node.id)
-            continue
         key = next((k for k in captured if k in compiled.definition_captures), None)
         if key is None:
             continue
@@ -110,16 +96,13 @@ def captures(root: Node, source: bytes, spec: LanguageSpec):
             if part
         ]
         arguments = (captured.get("arguments") or [None])[0]
-        if names and names[0].parent is not None:
-            heads.add(names[0].parent.id)
         known = found.get(node.id)
         if known is None:
             found[node.id] = Definition(node, label, name, scope, arguments)
         else:  # two patterns found it: keep what either knows
             known.scope = known.scope or scope
             known.arguments = known.arguments or arguments
-    calls = sorted(c for c, node_id in zip(calls, call_nodes, strict=True) if node_id not in heads)
-    return list(found.values()), binders, calls
+    return list(found.values()), binders
 
 
 def nest(definitions: list[Definition], spec: LanguageSpec) -> list[Definition]:

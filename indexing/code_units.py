@@ -28,7 +28,6 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node, Parser
 
-from indexing.call_names import innermost
 from indexing.code_comments import (
     BLOCK_OPENERS,
     LINE_MARKERS,
@@ -73,15 +72,13 @@ def parse_code(source: bytes, spec: LanguageSpec, *, path: str = "") -> ParsedFi
         result.has_errors = True
         result.error_lines = error_lines(root)
     lines = text.split("\n")
-    definitions, binders, calls = captures(root, source, spec)
+    definitions, binders = captures(root, source, spec)
     definitions = nest(definitions, spec)
     if root.has_error and spec.definition_starts:
-        found = (definitions, binders, calls)
-        definitions, binders, calls = recover(root, source, lines, spec, found)
+        definitions, binders = recover(root, source, lines, spec, (definitions, binders))
     units = _Units(source, lines, spec)
     for definition in definitions:
         units.add(definition)
-    _assign_calls(units, calls)
     module_doc, module_doc_lines = module_doc_comment(lines, spec, units.first_lines)
     if not module_doc:
         module_doc = next((u.docstring for u in units.made if u.kind == CLASS), "")
@@ -284,19 +281,6 @@ def _is_async(node: Node) -> bool:
         ):
             return True
     return False
-
-
-def _assign_calls(units: _Units, calls: list[tuple[int, int, str]]) -> None:
-    """Each call to the innermost unit around it (one sweep; calls in nested units are
-    theirs)."""
-    if not calls or not units.spans:
-        return
-    spans = sorted(units.spans, key=lambda s: (s[0], -s[1]))
-    for index, owned in innermost(spans, calls).items():
-        if index is not None:
-            unit = units.made[index]
-            names = (name for _, _, name in owned)
-            units.made[index] = replace(unit, calls=tuple(dict.fromkeys(names)))
 
 
 def _module_units(

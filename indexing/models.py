@@ -239,7 +239,6 @@ class CodeUnit(models.Model):
     docstring = models.TextField(blank=True)
     code = models.TextField()
     decorators = models.JSONField(default=list, blank=True)
-    calls = models.JSONField(default=list, blank=True)
     # Names the unit binds: its own name, or a module block's assigned names ("defines the
     # queried name" is a ranking signal).
     defines = models.JSONField(default=list, blank=True)

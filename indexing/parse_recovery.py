@@ -191,7 +191,7 @@ MAX_RECOVERY_DEPTH = 3  # pieces of pieces: a lost `if` block's functions, one l
 
 
 def recover(root: Node, source: bytes, lines: list[str], spec: LanguageSpec, found: tuple):
-    """The definitions, names bound and calls of a file with syntax errors, where each stretch
+    """The definitions and names bound of a file with syntax errors, where each stretch
     that no sound definition covers and that holds an error is parsed again in pieces; what the
     whole parse found inside a piece gives way to what the pieces find. No recovered unit
     overlaps another, so every row stays in one unit."""
@@ -210,7 +210,7 @@ class _Recovery:
 
     def run(self, root: Node, found: tuple, first: int, last: int, depth: int):
         """What rows `first`..`last` (the file, or one piece) define, `root` their tree."""
-        definitions, binders, calls = found
+        definitions, binders = found
         claimed: set[int] = set()
         for definition in definitions:
             sound = definition.parent is None and not inside_error(definition.outer)
@@ -246,17 +246,15 @@ class _Recovery:
             else:
                 kept.append(definition)
         if not pieces:
-            return kept, binders, calls
+            return kept, binders
         binders = [b for b in binders if not in_pieces(offsets[b[0]], offsets[b[0]] + 1)]
-        calls = [call for call in calls if not in_pieces(call[0], call[0] + 1)]
         for top, end in pieces:
             piece = self.piece(top, end)
-            more, piece_binders, piece_calls = self.run(*piece, top, end, depth + 1)
+            more, piece_binders = self.run(*piece, top, end, depth + 1)
             kept += more
             binders += piece_binders
-            calls += piece_calls
         kept.sort(key=lambda d: (d.start, -d.end, not d.is_type))
-        return kept, binders, sorted(calls)
+        return kept, binders
 
     def piece(self, first: int, last: int):
         """Rows `first`..`last` parsed on their own: the tree and what the query finds; where
@@ -264,7 +262,7 @@ class _Recovery:
         parser = _piece_parser(self.spec)
         root = parse_piece(parser, self.source, self.offsets, first, last).root_node
         parser.included_ranges = []
-        definitions, binders, calls = captures(root, self.source, self.spec)
+        definitions, binders = captures(root, self.source, self.spec)
         if root.has_error and not any(
             d.node.start_point[0] == first and not inside_error(d.node) for d in definitions
         ):
@@ -277,7 +275,7 @@ class _Recovery:
                 kind, name, span = lost
                 label = "class" if kind == "type" else "function"
                 definitions.append(Definition(span, label, name, [], None))  # type: ignore[arg-type]
-        return root, (nest(definitions, self.spec), binders, calls)
+        return root, (nest(definitions, self.spec), binders)
 
     def swallows(self, definition: Definition) -> bool:
         """Whether a definition with an error inside runs over lines where a definition at its

@@ -16,7 +16,6 @@ from typing import NamedTuple
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Tree
 
-from indexing.call_names import CallNames
 from indexing.module_blocks import module_blocks
 from indexing.units import (
     CLASS,
@@ -55,7 +54,7 @@ def parse_python(source: bytes, *, path: str = "") -> ParsedFile:
         result.error_lines = error_lines(root)
     module_docstring = _docstring(root, source)
     result.module_summary = summary_line(module_docstring)
-    _walk(root, source, CallNames(root, source), out=result.units)
+    _walk(root, source, out=result.units)
     result.units += _module_units(root, source, path=path, docstring=module_docstring)
     return result
 
@@ -104,10 +103,10 @@ def _text(node: Node | None, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
-def _walk(root: Node, source: bytes, calls: CallNames, out: list[ParsedUnit]) -> None:
+def _walk(root: Node, source: bytes, out: list[ParsedUnit]) -> None:
     """Collect units below `root` in file order. Each visit carries its qualname path
     (`scope`) and the directly enclosing class when it is a class body (its functions are
-    methods); `calls` hands each unit the names it calls.
+    methods).
 
     Iterative, with a stack of tasks (emit a unit, or visit a node): hostile or generated files
     nest thousands deep, far past Python's recursion limit."""
@@ -132,7 +131,7 @@ def _walk(root: Node, source: bytes, calls: CallNames, out: list[ParsedUnit]) ->
                     continue
             if definition.type in ("function_definition", "class_definition"):
                 unit = _make_unit(
-                    child, definition, decorators, source, scope, in_class, class_summary, calls
+                    child, definition, decorators, source, scope, in_class, class_summary
                 )
                 found.append(unit)
                 body = definition.child_by_field_name("body")
@@ -145,7 +144,7 @@ def _walk(root: Node, source: bytes, calls: CallNames, out: list[ParsedUnit]) ->
                         inner = _Visit(body, [*scope, unit.name], None, "")
                     found.append(inner)
             elif child.type == "expression_statement":
-                lambda_unit = _named_lambda(child, source, scope, in_class, class_summary, calls)
+                lambda_unit = _named_lambda(child, source, scope, in_class, class_summary)
                 if lambda_unit is not None:
                     found.append(lambda_unit)
             elif child.type in _COMPOUND_STATEMENTS or child.type in ("block", "ERROR"):
@@ -226,7 +225,6 @@ def _make_unit(
     scope: list[str],
     in_class: str | None,
     class_summary: str,
-    calls: CallNames,
 ) -> ParsedUnit:
     name = _text(definition.child_by_field_name("name"), source) or "<anonymous>"
     is_class = definition.type == "class_definition"
@@ -253,7 +251,6 @@ def _make_unit(
         class_name=in_class or "",
         class_summary=class_summary if in_class else "",
         decorators=decorators,
-        calls=calls.of_definition(definition, body),
         is_async=any(c.type == "async" for c in definition.children),
         defines=(name,),
     )
@@ -265,7 +262,6 @@ def _named_lambda(
     scope: list[str],
     in_class: str | None,
     class_summary: str,
-    calls: CallNames,
 ) -> ParsedUnit | None:
     """`name = lambda ...` is a function in all but syntax; index it as one."""
     assignment = statement.named_children[0] if statement.named_children else None
@@ -289,7 +285,6 @@ def _named_lambda(
         parent_qualname=".".join(scope),
         class_name=in_class or "",
         class_summary=class_summary if in_class else "",
-        calls=calls.within(value),
         defines=(name,),
     )
 

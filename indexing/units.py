@@ -35,7 +35,6 @@ class ParsedUnit:
     class_name: str = ""  # the class that encloses a method (or nested class), if any
     class_summary: str = ""  # the first sentence of that class's docstring
     decorators: tuple[str, ...] = ()
-    calls: tuple[str, ...] = ()
     is_async: bool = False
     # Names the unit binds where it stands: its own name, or a module block's assigned names.
     defines: tuple[str, ...] = ()

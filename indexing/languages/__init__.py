@@ -12,8 +12,7 @@ Query captures the extractor reads (the tags.scm conventions, plus two of our ow
   (constant, variable, field...) names what a module block defines;
 - `@name` its name; `@scope` (ours) the type a definition belongs to when it is written outside
   it (a Go receiver, C++ `Foo::bar`, Lua `Timer.new`); `@arguments` (ours) the parameter node
-  whose count makes an Elixir-style arity suffix (`map/2`);
-- `@reference.call` with `@name`: a call, handed to the innermost unit around it.
+  whose count makes an Elixir-style arity suffix (`map/2`).
 
 `definition_starts` says where a definition may begin on a line: where a syntax error throws
 the grammar off for a stretch of the file, that stretch is parsed again in pieces split there.
@@ -65,7 +64,6 @@ class LanguageSpec:
     shared_extensions: tuple[str, ...] = ()
     content_marker: str = ""  # a regular expression (multi-line) over the file's first 8 KB
     wheel_tags: tuple[str, ...] = ()  # grammar packages whose queries/tags.scm to use
-    wheel_calls: bool = True  # keep the wheel query's @reference.call patterns
     query: str = ""  # our own patterns, added after the wheel's
     separator: str = "."
     ignore_types: frozenset[str] = frozenset()  # definition node types to drop (namespaces)

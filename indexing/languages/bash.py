@@ -5,7 +5,6 @@ from indexing.languages import LanguageSpec
 
 QUERY = """
 (function_definition name: (word) @name) @definition.function
-(command name: (command_name (word) @name)) @reference.call
 (variable_assignment name: (variable_name) @name) @definition.variable
 """
 # `name()`, `function name`, `function name()`, at any indentation.

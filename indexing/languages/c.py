@@ -18,8 +18,6 @@ QUERY = """
 (preproc_def name: (identifier) @name) @definition.constant
 (translation_unit (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.prototype)
 (preproc_function_def name: (identifier) @name) @definition.macro
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
 """
 
 # What a file imports (search.import_graph).

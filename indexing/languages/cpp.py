@@ -35,9 +35,6 @@ QUERY = (
 (alias_declaration name: (type_identifier) @name) @definition.type
 (preproc_def name: (identifier) @name) @definition.constant
 (preproc_function_def name: (identifier) @name) @definition.macro
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
-(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
 """
 )
 

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """C#: the wheel ships no queries; ours. `///` XML doc comments (tags dropped from the text);
 namespaces qualify nothing, as Java packages do not."""
 
@@ -13,8 +12,6 @@ QUERY = """
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (local_function_statement name: (identifier) @name) @definition.function
-(invocation_expression function: (identifier) @name) @reference.call
-(invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.call
 """
 
 # What a file imports (search.import_graph).

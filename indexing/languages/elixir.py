@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Elixir: ours. `defmodule` is a type, `def`/`defp`/`defmacro` clauses of one name and arity
 are one unit named with the arity (`Shop.Stock.reserve/3`); `@doc` and `@moduledoc` are the
 docs, `@spec`/`@impl` lines above a clause belong to it."""
@@ -7,7 +6,6 @@ from indexing.languages import LanguageSpec
 
 # py-tree-sitter applies #match? but not #any-of?: the keyword lists are regular expressions.
 _DEFS = "^(def|defp|defmacro|defmacrop|defguard|defguardp|defdelegate|defn|defnp)$"
-_SKIP = "^(def|defp|defmacro|defmacrop|defguard|defguardp|defdelegate|defn|defnp|defmodule|defprotocol|defimpl|defstruct|defexception|alias|import|require|use)$"
 QUERY = f"""
 (call target: (identifier) @keyword (arguments (alias) @name)
   (#match? @keyword "^(defmodule|defprotocol|defimpl)$")) @definition.module
@@ -17,9 +15,6 @@ QUERY = f"""
               (binary_operator left: (call target: (identifier) @name (arguments)? @arguments)
                                operator: "when")])
   (#match? @keyword "{_DEFS}")) @definition.function
-(call target: (identifier) @name
-  (#not-match? @name "{_SKIP}")) @reference.call
-(call target: (dot right: (identifier) @name)) @reference.call
 """
 
 # What a file imports (search.import_graph).

@@ -5,7 +5,6 @@ from indexing.languages import LanguageSpec
 QUERY = """
 (method_definition name: (_) @name) @definition.method
 (class_declaration name: (_) @name) @definition.class
-(call_expression function: (identifier) @name) @reference.call
 """
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
 # A function, a class, or a binding (`const handler = ...`) opening a line, exported or not.

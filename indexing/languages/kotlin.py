@@ -9,8 +9,6 @@ QUERY = """
 (function_declaration name: (_) @name) @definition.function
 (secondary_constructor) @definition.constructor
 (property_declaration (variable_declaration (identifier) @name)) @definition.variable
-(call_expression (identifier) @name) @reference.call
-(call_expression (navigation_expression (identifier) @name .)) @reference.call
 """
 
 # What a file imports (search.import_graph).

@@ -6,7 +6,6 @@ from indexing.languages import LanguageSpec
 QUERY = """
 (enum_declaration name: (name) @name) @definition.enum
 (const_element (name) @name) @definition.constant
-(function_call_expression function: (name) @name) @reference.call
 """
 
 # What a file imports (search.import_graph).

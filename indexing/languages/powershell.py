@@ -9,7 +9,6 @@ QUERY = """
 (class_statement . (simple_name) @name) @definition.class
 (class_method_definition (simple_name) @name) @definition.method
 (enum_statement . (simple_name) @name) @definition.enum
-(command (command_name) @name) @reference.call
 """
 # `function Name`, `filter Name`, `class Name`, `enum Name`, at any indentation.
 DEFINITION_STARTS = r"^[ \t]*(?:function|filter|workflow|class|enum)[ \t]+(?P<function>[\w:.-]+)"

@@ -1,12 +1,8 @@
-"""Ruby: the wheel's tags.scm (its catch-all identifier "calls" left out); `#` comments above
+"""Ruby: the wheel's tags.scm; `#` comments above
 a definition are its doc. Methods are qualified with `.` (`Slugger.unique_slug`), instance and
 singleton methods alike, like the other languages here."""
 
 from indexing.languages import LanguageSpec
-
-QUERY = """
-(call method: (identifier) @name) @reference.call
-"""
 
 # What a file imports (search.import_graph).
 IMPORTS = (r"""^[ \t]*(?:require|require_relative|load)[ \t]*\(?[ \t]*['"]([^'"\n]+)['"]""",)
@@ -22,8 +18,6 @@ SPECS = [
         modes=("ruby",),
         grammar="tree_sitter_ruby",
         wheel_tags=("tree_sitter_ruby",),
-        wheel_calls=False,
-        query=QUERY,
         doc_lines=("#",),
         doc_blocks=(),
         module_doc_lines=("#",),

@@ -9,7 +9,6 @@ QUERY = """
 (function_signature_item name: (identifier) @name) @definition.method
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
-(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
 """
 
 # What a file imports (search.import_graph).

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (tree-sitter patterns read best one to a line)
 """Scala: the wheel's tags.scm (its package clauses are no types here); Scaladoc `/** */`."""
 
 from indexing.languages import LanguageSpec
@@ -15,7 +14,6 @@ SPECS = [
         extensions=(".scala", ".sc"),
         grammar="tree_sitter_scala",
         wheel_tags=("tree_sitter_scala",),
-        query="(call_expression function: (field_expression field: (identifier) @name)) @reference.call",
         ignore_types=frozenset({"package_clause", "class_parameter"}),
     )
 ]

@@ -9,8 +9,6 @@ QUERY = """
 (function_declaration name: (simple_identifier) @name) @definition.function
 (protocol_function_declaration name: (simple_identifier) @name) @definition.method
 (init_declaration "init" @name) @definition.constructor
-(call_expression (simple_identifier) @name) @reference.call
-(call_expression (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.call
 (property_declaration (pattern (simple_identifier) @name)) @definition.variable
 """
 

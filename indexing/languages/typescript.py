@@ -13,7 +13,6 @@ QUERY = """
 (type_alias_declaration name: (_) @name) @definition.type
 (internal_module name: (_) @name) @definition.module
 (function_declaration name: (_) @name) @definition.function
-(call_expression function: (identifier) @name) @reference.call
 """
 WRAPPERS = frozenset(
     {"export_statement", "lexical_declaration", "variable_declaration", "ambient_declaration"}

@@ -9,8 +9,6 @@ QUERY = """
   [(struct_declaration) (enum_declaration) (union_declaration) (opaque_declaration)]) @definition.struct
 (function_declaration name: (identifier) @name) @definition.function
 (test_declaration) @definition.function
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression member: (identifier) @name)) @reference.call
 (variable_declaration (identifier) @name) @definition.constant
 """
 

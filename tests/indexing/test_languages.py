@@ -265,14 +265,6 @@ def test_module_summaries_and_blocks():
     assert [u.name for u in _parse("js/cart.js").units if u.kind == MODULE] == ["cart"]
 
 
-def test_calls_are_found():
-    units = {u.qualname: u for u in _parse("go/bins.go").units}
-    assert {"Split", "Errorf"} <= set(units["ParseBinLabel"].calls)
-    units = {u.qualname: u for u in _parse("elixir/stock.ex").units}
-    assert "reserve" not in units["Shop.Stock.reserve/3"].calls
-    assert "get" in units["Shop.Stock.reserve/3"].calls
-
-
 @pytest.mark.parametrize("path", [c[0] for c in CASES], ids=[c[1] for c in CASES])
 def test_a_broken_file_still_yields_units(path):
     source = (FIXTURES / path).read_bytes()

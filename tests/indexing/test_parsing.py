@@ -93,57 +93,12 @@ def test_decorators_lines_signature_docstring():
     assert units["Outer.name"].signature == "def name(self) -> str"
 
 
-def test_async_and_calls():
+def test_async_and_named_lambdas():
     units = by_qualname(TRICKY)
     assert units["Outer.fetch"].is_async
     assert units["top_level_async"].is_async
     assert not units["cached"].is_async
-    assert units["cached"].calls == ("compute",)
-    assert set(units["Outer.fetch"].calls) == {"session", "get"}
-    # A nested function's calls belong to it, not to the function that encloses it.
-    assert units["Outer.Inner.deep"].calls == ("helper",)
-    assert units["Outer.Inner.deep.helper"].calls == ("inner_call",)
-    assert units["handler"].calls == ("dispatch",)
     assert units["handler"].signature == "handler = lambda event"
-
-
-CALLS = b"""
-@register(make_key())
-def work(x=default_value(), *, y=other()):
-    a.b(c()).d(e)(f)
-    items[0](skipped)
-    first()
-    key = lambda item: measure(item)
-    first()
-
-    class Local(base()):
-        attr = computed()
-
-        def method(self):
-            return nested_call()
-
-    def inner():
-        return inner_call()
-
-    return finish(inner())
-
-
-class Plain(Mixin(), metaclass=meta()):
-    value = class_level()
-"""
-
-
-def test_calls_in_reading_order_and_left_to_nested_definitions():
-    units = {u.qualname: u for u in parse_source(CALLS).units}
-    # A call before the calls inside it ("d" encloses "b", which encloses "c"); neither
-    # decorators nor default values, nor what nested definitions call; each name once; the
-    # callee of a call or subscript is no name.
-    assert units["work"].calls == ("d", "b", "c", "first", "measure", "finish", "inner")
-    assert units["work.key"].calls == ("measure",)
-    assert units["work.Local"].calls == ("computed",)  # not its bases'
-    assert units["work.Local.method"].calls == ("nested_call",)
-    assert units["work.inner"].calls == ("inner_call",)
-    assert units["Plain"].calls == ("class_level",)
 
 
 def test_syntax_errors_recover_what_parses():

@@ -38,7 +38,6 @@ def rows(version: FileVersion, count: int) -> list[dict]:
                 "docstring": "" if n % 3 else 'Says "hi"\\n\n  indented\t tab',
                 "code": f"def name_{n}(a, b='%s', *c):\n    return a % b  # 100%\n" * (n % 5 + 1),
                 "decorators": [] if n % 2 else ["property", "functools.cache", "x.y('é')"],
-                "calls": [f"call_{i}" for i in range(n % 6)],
                 "defines": [f"name_{n}", 'a"b', "c\\d"],
                 "is_async": bool(n % 2),
             }
