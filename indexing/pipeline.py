@@ -184,7 +184,9 @@ class _VersionWriter:
             sha256=sha,
             parser_version=PARSER_VERSION,
             size=len(data),
-            content=zlib.compress(data, 6),
+            # The fastest level: a tenth more bytes than the default, compressed in little more
+            # than half the time (every file of a repository passes here before its first answer).
+            content=zlib.compress(data, 1),
             created_by=self.run,
         )
         self._pending.append(version)
