@@ -59,7 +59,8 @@ def test_two_workers_one_killed_mid_chunk(settings, tmp_path, write_repo):
             taken.append(busy)
             return True
 
-        wait_for(run, doomed_killed_mid_chunk, timeout=120, worker=doomed)
+        # Looked for often: a chunk of this size is half-written for a few tenths of a second.
+        wait_for(run, doomed_killed_mid_chunk, timeout=120, worker=doomed, poll=0.02)
         taken[0].refresh_from_db()
         assert taken[0].status == "running", "the chunk ended before the kill landed"
         run = wait_for(run, lambda r: r.is_finished, timeout=240, worker=other)

@@ -155,14 +155,18 @@ def _reset_connections() -> None:
 
 
 def wait_for(
-    run: IndexRun, condition, timeout: float = 60, worker: Worker | None = None
+    run: IndexRun,
+    condition,
+    timeout: float = 60,
+    worker: Worker | None = None,
+    poll: float = 0.2,
 ) -> IndexRun:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run.refresh_from_db()
         if condition(run):
             return run
-        time.sleep(0.2)
+        time.sleep(poll)
     log = worker.output() if worker else ""
     raise AssertionError(f"run {run.pk} is {run.status}/{run.phase} after {timeout}s\n{log}")
 
