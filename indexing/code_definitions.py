@@ -1,7 +1,7 @@
 """What a language's definition query finds in a tree, and how the definitions nest.
 
 The query (tags.scm style, indexing.languages) is compiled once per process, with the patterns
-that find neither a definition nor a call switched off. `captures` reads one tree's matches:
+that find no definition switched off. `captures` reads one tree's matches:
 the definitions (`Definition`) and the names constants and variables bind;
 `nest` puts the definitions in file order, each with its enclosing one, and merges the clauses
 of one function where the language says so.

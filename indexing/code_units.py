@@ -200,7 +200,6 @@ class _Units:
     def __init__(self, source: bytes, lines: list[str], spec: LanguageSpec) -> None:
         self.source, self.lines, self.spec = source, lines, spec
         self.made: list[ParsedUnit] = []
-        self.spans: list[tuple[int, int, int]] = []  # byte start, end, index in made
         self.top_spans: list[tuple[int, int]] = []  # line spans of the top-level units
         self.first_lines: set[int] = set()  # 0-based first lines of the definitions
         self.taken: dict[str, int] = {}
@@ -239,7 +238,6 @@ class _Units:
                 class_summary = summary_line(self.docs.get(id(parent), ""))
         node = definition.node
         self.first_lines.add(node.start_point[0])
-        self.spans.append((definition.start, definition.end, len(self.made)))
         if parent is None:
             self.top_spans.append((start_row, end_row))
         self.made.append(

@@ -102,7 +102,8 @@ class TokenIds:
             new = pieces  # every piece of this batch is looked up next
         # A piece alone passes through the normaliser and pre-tokeniser unchanged: its ids are
         # WordPiece's for it, as inside any text. The model is asked directly: the whole
-        # pipeline's batch call costs about twice as much a piece.
+        # pipeline's batch call costs about four times as much a piece (27,031 pieces: 0.05 s
+        # against 0.18 to 0.26 s). Only plain pieces come here, and for those the two agree.
         tokenize = self._tokenizer.model.tokenize
         self._pieces.update((piece, tuple(t.id for t in tokenize(piece))) for piece in new)
 

@@ -1,6 +1,6 @@
-"""Ruby: the wheel's tags.scm; `#` comments above
-a definition are its doc. Methods are qualified with `.` (`Slugger.unique_slug`), instance and
-singleton methods alike, like the other languages here."""
+"""Ruby: the wheel's tags.scm; `#` comments above a definition are its doc. Methods are
+qualified with `.` (`Slugger.unique_slug`), instance and singleton methods alike, like the other
+languages here."""
 
 from indexing.languages import LanguageSpec
 
