@@ -38,18 +38,23 @@ models-large: $(STAMP)
 # languages' train corpora (downloaded from npm, Debian and PyPI by benchmarks.corpora) and
 # 2,000 of CoSQA's training queries (search/ranking/). Both training targets need COSQA, the
 # directory where cosqa-train-pairs.json lies (public CoSQA data, not part of this repository):
-# `make train-ranker COSQA=/path/to/cosqa`.
+# `make train-ranker COSQA=/path/to/cosqa`. They also need HELDOUT, the directory of the
+# held-out projects list (projects.txt, kept outside the repository): no held-out project may
+# be fitted on, in any form.
 COSQA ?=
+HELDOUT ?=
 cosqa-data:
 	@test -f "$(COSQA)/cosqa-train-pairs.json" || \
 		(echo "set COSQA to the directory holding cosqa-train-pairs.json" >&2; exit 2)
+	@test -f "$(HELDOUT)/projects.txt" || \
+		(echo "set HELDOUT to the directory holding the held-out projects.txt" >&2; exit 2)
 
 train-ranker: setup cosqa-data
 	$(PY) -m benchmarks.package_benchmark
 	$(PY) -m benchmarks.corpora fetch --manifest benchmarks/questions/languages/train-corpora.json
 	$(PY) -m benchmarks.language_train
 	$(PY) -m benchmarks.train_ranker --cosqa-train $(COSQA)/cosqa-train-pairs.json \
-		--question-set benchmarks/questions/train \
+		--heldout $(HELDOUT)/projects.txt --question-set benchmarks/questions/train \
 		--question-rows var/benchmarks/language-train/train.jsonl
 
 # Rebuild the tuned embedder's delta (indexing/embedders/) from nothing: the training pairs,
@@ -58,7 +63,8 @@ train-ranker: setup cosqa-data
 # docs/BENCHMARKS.md.
 train-embedder: setup cosqa-data
 	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0 transformers==5.23.0
-	$(PY) -m benchmarks.embedder_data --cosqa $(COSQA)/cosqa-train-pairs.json
+	$(PY) -m benchmarks.embedder_data --cosqa $(COSQA)/cosqa-train-pairs.json \
+		--heldout $(HELDOUT)/projects.txt
 	$(PY) -m benchmarks.train_embedder
 
 setup: $(STAMP)

@@ -77,7 +77,7 @@ def collect(args: argparse.Namespace) -> None:
     setup_django(None)
     from tokenizers import Tokenizer
 
-    from benchmarks.issue_sets import normalise, read_list
+    from benchmarks.heldout import is_held_out, read_projects
     from benchmarks.package_benchmark import DEV_PACKAGES, TRAIN_PACKAGES
     from benchmarks.train_embedder import base_model_dir
     from indexing.unit_text import field_texts
@@ -86,17 +86,14 @@ def collect(args: argparse.Namespace) -> None:
 
     assert not set(TRAIN_PACKAGES) & set(DEV_PACKAGES)
     rng = random.Random(SEED)
-    held_out = {normalise(name) for name in read_list(args.heldout)}
+    held_out = read_projects(args.heldout)
 
     def allowed(*names: str) -> bool:
-        """Not a held-out project by its corpus name, owner/name, owner or name. Whole names
-        only: `benchmarks.issue_sets.heldout_project` also matches a dash- or dot-separated part
-        of a name, which would take karlseguin/http.zig (a web server written in Zig) for the
-        held-out Zig itself; the list names the Zig projects it holds out (zig, zls, zig-clap)."""
-        keys = {normalise(p) for name in names for p in (name, *name.split("/"))}
-        if keys & held_out:
+        """Not a held-out project (`benchmarks.heldout.is_held_out`)."""
+        if is_held_out(names, held_out):
             print(f"skipped, held out: {names[0]}")
-        return not keys & held_out
+            return False
+        return True
 
     sources: dict[str, list] = {}
     for manifest in MANIFESTS:

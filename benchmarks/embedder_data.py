@@ -10,10 +10,12 @@ allow (docs/BENCHMARKS.md, "The data, and what may be tuned on it"):
 - CoSQA's training pairs: label 1 as (query, code) positives, each with a hard negative (below).
 
 A pair whose query opens a docstring of a dev package, or whose code is a dev package's unit, is
-dropped (a package outside the dev set may copy one): nothing of the dev sets leaks in.
+dropped (a package outside the dev set may copy one): nothing of the dev sets leaks in. A
+package that is a held-out project (by its import name or its distribution's) gives no pair.
 
     python -m benchmarks.embedder_data --cosqa $COSQA/cosqa-train-pairs.json \
-        [--out var/benchmarks/embedder/pairs.jsonl] [--per-package 600]
+        --heldout $HELDOUT/projects.txt [--out var/benchmarks/embedder/pairs.jsonl] \
+        [--per-package 600]
 
 writes the pairs (one JSON object a line) and `<out>.stats.json` (counts per source, the file's
 sha256: the data recipe's hash that the embedder's manifest records).
@@ -34,6 +36,7 @@ from importlib import metadata
 from pathlib import Path
 
 from benchmarks.common import order_key, words_of
+from benchmarks.heldout import is_held_out, list_sha256, read_projects
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
     DEV_PACKAGES,
@@ -61,9 +64,10 @@ class FileUnit:
     code: str
 
 
-def data_packages() -> list[str]:
+def data_packages(held_out: frozenset[str] = frozenset()) -> list[str]:
     """Top-level packages of the installed distributions, dev packages and their distributions
-    excluded, in a fixed order."""
+    excluded, and every one that is a held-out project (`held_out`, normalised names), in a
+    fixed order."""
     dev = set(DEV_PACKAGES)
     dev_distributions = {DISTRIBUTIONS.get(n, n).lower() for n in DEV_PACKAGES}
     names = set()
@@ -71,6 +75,8 @@ def data_packages() -> list[str]:
         if top in dev or any(d.lower() in dev_distributions for d in distributions):
             continue
         if OWN_DISTRIBUTION in (d.lower() for d in distributions):
+            continue
+        if is_held_out([top, *distributions], held_out):
             continue
         # Forks and companions of a dev package (httpx2, crewai_core) may share its code.
         if any(top.lower().startswith(name.lower().strip("_")) for name in dev):
@@ -185,9 +191,11 @@ def dev_exclusions() -> tuple[set[str], set[str]]:
     return queries, codes
 
 
-def package_pairs(per_package: int, dev_queries: set[str], dev_codes: set[str]) -> list[dict]:
+def package_pairs(
+    per_package: int, dev_queries: set[str], dev_codes: set[str], held_out: frozenset[str]
+) -> list[dict]:
     out = []
-    for name in data_packages():
+    for name in data_packages(held_out):
         pairs, units = package_units(name)
         pairs = _selected(pairs, per_package, dev_queries, dev_codes)
         if not pairs:
@@ -266,8 +274,8 @@ def code_text_of_snippet(code: str) -> str:
     return code_text(units[0]) if units else code[:3000]
 
 
-def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
-    pairs = package_pairs(per_package, *dev_exclusions())
+def build(out: Path, *, cosqa: Path | None, per_package: int, heldout: Path) -> dict:
+    pairs = package_pairs(per_package, *dev_exclusions(), read_projects(heldout))
     if cosqa is not None:
         pairs += cosqa_pairs(cosqa)
     pairs.sort(key=lambda p: order_key(p["source"], p["query"], p["code"]))
@@ -291,6 +299,7 @@ def build(out: Path, *, cosqa: Path | None, per_package: int) -> dict:
         # hash can be traced to a different environment.
         "package_names": package_names,
         "per_package": per_package,
+        "heldout_sha256": list_sha256(heldout),
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
     }
     Path(f"{out}.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
@@ -302,8 +311,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("var/benchmarks/embedder/pairs.jsonl"))
     parser.add_argument("--cosqa", type=Path, help="cosqa-train-pairs.json")
     parser.add_argument("--per-package", type=int, default=PER_PACKAGE)
+    parser.add_argument(
+        "--heldout", type=Path, required=True, help="the held-out projects list (projects.txt)"
+    )
     args = parser.parse_args()
-    stats = build(args.out, cosqa=args.cosqa, per_package=args.per_package)
+    stats = build(args.out, cosqa=args.cosqa, per_package=args.per_package, heldout=args.heldout)
     print(json.dumps(stats, indent=1))
 
 

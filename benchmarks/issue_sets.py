@@ -32,6 +32,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.heldout import normalise, read_list
+
 OUT = Path(__file__).resolve().parent / "questions" / "issues"
 FIELDS = {
     "id",
@@ -133,10 +135,6 @@ def is_code_path(path: str) -> bool:
     return path.rsplit("/", 1)[-1].rpartition(".")[2] in CODE_EXTENSIONS
 
 
-def normalise(name: str) -> str:
-    return re.sub(r"[-_.]", "", name.lower())
-
-
 def heldout_project(repo: str, projects: set[str]) -> bool:
     """Whether `repo` (owner/name) is a held-out project: its name, its owner, the two joined,
     or one dash-separated part of either (`tokio-rs`) matches a name, ignoring case and -_."""
@@ -144,11 +142,6 @@ def heldout_project(repo: str, projects: set[str]) -> bool:
     keys = {normalise(name), normalise(owner), normalise(owner + name)}
     keys |= {normalise(part) for part in re.split(r"[-_.]", f"{owner}-{name}") if part}
     return bool(keys & {normalise(p) for p in projects})
-
-
-def read_list(path: Path) -> set[str]:
-    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
-    return {line for line in lines if line}
 
 
 Heldout = tuple[set[str], set[str]]  # instance ids, project names

@@ -44,7 +44,6 @@ TRAIN_PACKAGES = (
     "psycopg",  # 2.1k
     "lancedb",  # 2.0k
     "opentelemetry",  # 2.0k
-    "aiohttp",  # 1.9k
     "openpyxl",  # 1.9k
     "grpc",  # 1.2k
     "pyparsing",  # 0.6k

@@ -4,6 +4,7 @@ search path, and write the committed model and its manifest (`make train-ranker`
     python -m benchmarks.package_benchmark            # writes var/benchmarks/packages/*.jsonl
     python -m benchmarks.language_train   # writes var/benchmarks/language-train/train.jsonl
     python -m benchmarks.train_ranker [--rows var/benchmarks/packages/train.jsonl]
+        --heldout $HELDOUT/projects.txt
         --cosqa-train $COSQA/cosqa-train-pairs.json [--cosqa-queries 2000]
         [--question-rows var/benchmarks/language-train/train.jsonl ...]
         [--question-set benchmarks/questions/train]
@@ -23,7 +24,9 @@ Each train query runs fast mode's streams (S1, S6, S4, S7) on its indexed packag
 they gather get the features search computes (`search.ranking.order.candidate_features`) and a
 label (1 for the gold unit or the class that encloses it, RepoRift's rule). LightGBM's
 LambdaRank is fitted on them with fixed parameters and seed, so the same data gives the same
-model. Only `train` rows may be given: defaults are chosen on `dev`, never fitted there.
+model. Only `train` rows may be given: defaults are chosen on `dev`, never fitted there. Nor is
+it fitted on a held-out project (`--heldout`, the project's list, kept outside the repository):
+a package, corpus or question set naming one stops the fit before anything is indexed.
 
 Package rows are docstring sentences over whole repositories; a ranker fitted on them alone
 trusts names and shared words more than web questions deserve. `--cosqa-train` adds N of
@@ -49,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import ROOT, setup_django
+from benchmarks.heldout import is_held_out, list_sha256, read_projects
 
 # Fixed: the model is rebuilt from data alone. Chosen for a small, smooth model (300 trees of 15
 # leaves, at least 50 candidates per leaf), not tuned on dev.
@@ -170,6 +174,19 @@ def _files_sha256(files: list[Path]) -> str:
     return digest.hexdigest()
 
 
+def refuse_held_out(*datasets, projects: frozenset[str]) -> None:
+    """Stop (SystemExit) when a corpus of `datasets` is a held-out project, by its name (a
+    package's is `name-version`) or the directory it was read from."""
+    named = sorted(
+        key
+        for dataset in datasets
+        for key, corpus in dataset.corpora.items()
+        if is_held_out([key, key.rsplit("-", 1)[0], Path(corpus.source).name], projects)
+    )
+    if named:
+        raise SystemExit(f"held-out projects among the train data: {', '.join(named)}")
+
+
 def training_groups(dataset) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
     from tqdm import tqdm
 
@@ -228,6 +245,9 @@ def main() -> None:
         help="generated rows in the repo format (benchmarks.language_train: the other languages)",
     )
     parser.add_argument(
+        "--heldout", type=Path, required=True, help="the held-out projects list (projects.txt)"
+    )
+    parser.add_argument(
         "--question-set",
         type=Path,
         help="hand-written developer questions over train packages (benchmarks/questions/train)",
@@ -249,6 +269,12 @@ def main() -> None:
 
     start = time.perf_counter()
     rows = load_dataset(args.rows, "repo")
+    refuse_held_out(
+        rows,
+        *(load_dataset(r, "repo") for r in args.question_rows),
+        *([load_dataset(args.question_set, "questions", part="all")] if args.question_set else []),
+        projects=read_projects(args.heldout),
+    )
     groups, counts = training_groups(rows)
     info = {
         "rows": str(args.rows),
@@ -298,6 +324,7 @@ def main() -> None:
         "rounds": ROUNDS,
         "embedder": get_embedder().model_id,
         "trained_on": info,
+        "heldout_sha256": list_sha256(args.heldout),
         "command": "make train-ranker",
         "date": str(date.today()),
         "seconds": round(time.perf_counter() - start),

@@ -3,7 +3,10 @@
 import json
 from types import SimpleNamespace
 
-from benchmarks.train_ranker import cosqa_training_dataset, snippet_labels_for
+import pytest
+
+from benchmarks.heldout import read_projects
+from benchmarks.train_ranker import cosqa_training_dataset, refuse_held_out, snippet_labels_for
 from search.evaluation.corpora import snippet_filename
 
 PAIRS = [
@@ -97,3 +100,19 @@ def test_written_questions_grade_primary_above_secondary_targets():
         GoldUnit("a.py", "", lines=(2, 2), relevance=0.5, primary=False),
     ]
     assert graded_labels_for(units, gold).tolist() == [2, 1, 1, 0]
+
+
+def test_a_held_out_package_or_corpus_stops_the_fit(tmp_path):
+    listed = tmp_path / "projects.txt"
+    listed.write_text("# held out\naiohttp\nkotlinx.coroutines\n")
+    projects = read_projects(listed)
+
+    def dataset(*keys):
+        corpora = {k: SimpleNamespace(source=f"/site-packages/{k}") for k in keys}
+        return SimpleNamespace(corpora=corpora)
+
+    refuse_held_out(dataset("numpy-2.4.6", "commander"), dataset("tqdm"), projects=projects)
+    with pytest.raises(SystemExit, match=r"aiohttp-3\.14\.5"):
+        refuse_held_out(dataset("numpy-2.4.6"), dataset("aiohttp-3.14.5"), projects=projects)
+    with pytest.raises(SystemExit, match="Kotlinx_Coroutines"):
+        refuse_held_out(dataset("Kotlinx_Coroutines"), projects=projects)
