@@ -54,7 +54,7 @@ def quality() -> str:
             f"| {difference(paired['ndcg@10'])} |"
         )
     today = report("questions-fast-tune.json")
-    semble = report("ranker-languages.json")["after_against_semble_questions_tune_270"]
+    semble = report("questions-compare-semble-tune.json")
     lines += [
         "",
         f"Developer questions (tuning part, {today['n_queries']} rows; `python manage.py "
@@ -64,7 +64,8 @@ def quality() -> str:
         "`python -m benchmarks.semble_questions`, `docs/eval/questions-semble-tune.json`) on the "
         "270 rows it was run on, before the 69 architecture rows of 95d233b, paired by "
         "`python -m benchmarks.questions compare SEMBLE.json FAST.json --shared` "
-        "(`docs/eval/ranker-languages.json`):",
+        "(`docs/eval/questions-compare-semble-tune.json`; the ranker refitted without aiohttp, "
+        "measured 2026-11-29):",
         "",
         "| kind | queries | fast mode NDCG@10 | on the 270: fast mode | semble | Δ [95%] |",
         "| --- | --- | --- | --- | --- | --- |",
