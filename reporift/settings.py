@@ -473,7 +473,8 @@ REPORIFT = {
             "module": 1.0,
             # Questions that ask how a part works (search.ranking.files): one unit per file
             # first, a file weighed by its share of the first 30 candidates, its opening lines
-            # not held back (docs/eval/files-to-read-tune.json).
+            # not held back (docs/eval/files-to-read-tune.json); the opening lines for every
+            # question since (docs/eval/opening-lines-every-question.json).
             "broad_same_file": 3.0,
             "file_mass": 0.5,
             "opening": 1.0,

@@ -3,9 +3,10 @@
 "How does the worker take messages off the broker?" is answered by the files one should read,
 usually two or three, not by one file's methods. A unit-by-unit score lists a file's second and
 third units before the next file; here, for such questions only, the list is spread over files
-harder, a file is weighed by how many of its units the search found (its evidence as a whole),
-and a file's opening lines (the module block with its docstring, which says what the file is
-for) are not held back as other module-level code is.
+harder and a file is weighed by how many of its units the search found (its evidence as a
+whole). A file's opening lines (the module block with its docstring, which says what the file
+is for) are not held back as other module-level code is, for this question and any other
+(`search.ranking.structure`).
 
 A name typed as the query, or a precise question ("where does it give up after max retries",
 "why is my POST not retried"), keeps its best unit first: the query's shape decides, since

@@ -11,7 +11,8 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
   starts;
 - a top 10 spent on one file's methods hides the second file that answers too;
 - a module-level block (constants, data tables, a `__main__` block) matches many words but is
-  rarely what a sentence asks for, unless it defines the name asked about;
+  rarely what a sentence asks for, unless it defines the name asked about or opens the file with
+  its documentation (a header comment, a package or module docstring: what the file is for);
 - a question that asks how a part works is answered by files: for those the list is spread
   over files harder and a file is weighed as a whole (`search.ranking.files`);
 - a section of documentation or configuration that speaks of a feature is not where the
@@ -82,12 +83,13 @@ class Strengths:
     # module-level code, and long blocks of constants and data match many words.
     module: float = 0.0
     # For a question that asks how a part works (`search.ranking.files`): the step taken off
-    # each further unit of a file (instead of `same_file`), what a file's share of the first
-    # `file_window` candidates adds per doubling, and what a file's opening lines (its
-    # docstring's block) get back of the module step.
+    # each further unit of a file (instead of `same_file`), and what a file's share of the
+    # first `file_window` candidates adds per doubling.
     broad_same_file: float = 0.0
     file_mass: float = 0.0
     file_window: int = 30
+    # What a file's opening lines (the module block with its documentation) get back of the
+    # module step, for every question: a sentence from a header comment finds its file.
     opening: float = 0.0
     # Taken off a documentation or configuration section when the question does not ask about
     # docs, setup or configuration, and off a unit of a benchmark, example or fixture.
@@ -302,7 +304,7 @@ def shape_ranked(
         if strengths.file_topic and unit.path not in topics:
             topics[unit.path] = file_topic(unit.path, shape)
         lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
-        if broad and strengths.opening and is_opening(unit):
+        if strengths.opening and is_opening(unit):
             lifts.append((strengths.opening, "the file's opening lines"))
         lifts.append((evidence.get(unit.path, 0.0), ""))
         # Added up in order, as sum() would (the same float): most units have no lift at all.

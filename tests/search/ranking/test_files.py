@@ -89,11 +89,15 @@ def test_a_precise_question_and_a_name_keep_the_best_unit_order():
         assert shaped_order(query, ranked, BROAD) == shaped_order(query, ranked, today)
 
 
-def test_a_files_opening_lines_are_not_held_back_for_a_broad_question():
+def test_a_files_opening_lines_are_not_held_back_for_any_question():
     opening = Unit("pools.py", "pools", "module", docstring="Connection and producer pools.")
     ranked = [(Unit("other.py", "f", "function"), 1.0), (opening, 0.6)]
     broad = shape_ranked("how do connection pools work", ranked, BROAD)
     assert broad[1][0] is opening and broad[1][1] == pytest.approx(0.6)
     assert "opening lines" in broad[1][2]
-    precise = shaped_order("where is a connection taken from the pool", ranked, BROAD)
-    assert precise[1][1] == pytest.approx(-0.4)  # the module step, as for any module block
+    precise = shape_ranked("where is a connection taken from the pool", ranked, BROAD)
+    assert precise[1][1] == pytest.approx(0.6) and "opening lines" in precise[1][2]
+    # Module-level code without the file's documentation still takes the module step.
+    block = Unit("pools.py", "pools", "module")
+    plain = shaped_order("where is a connection taken from the pool", [(block, 0.6)], BROAD)
+    assert plain[0][1] == pytest.approx(-0.4)
