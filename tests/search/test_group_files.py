@@ -103,8 +103,15 @@ def test_both_answering_files_are_in_the_first_three(transport_repo, settings):
     # One unit per file first: the help page's best method takes the third place, not more.
     assert len(set(first_three)) == 3
     # Unit by unit (the file rules off), a file's second unit comes before the third file.
-    structure = settings.REPORIFT["SEARCH"]["STRUCTURE"]
-    structure.update(broad_same_file=0.0, file_mass=0.0, opening=0.0)
+    # A new dict, not the settings' own changed in place: the fixture puts back what it replaced,
+    # and a change made inside the shared dict would outlive this test.
+    search_settings = settings.REPORIFT["SEARCH"]
+    structure = {**search_settings["STRUCTURE"], "broad_same_file": 0.0, "file_mass": 0.0}
+    structure["opening"] = 0.0
+    settings.REPORIFT = {
+        **settings.REPORIFT,
+        "SEARCH": {**search_settings, "STRUCTURE": structure},
+    }
     unit_by_unit = search(repository=transport_repo, query=QUESTION, k=10).results
     assert len({r.unit.path for r in unit_by_unit[:3]}) < 3
 
