@@ -269,10 +269,14 @@ def main() -> None:
 
     start = time.perf_counter()
     rows = load_dataset(args.rows, "repo")
+    generated = {path: load_dataset(path, "repo") for path in args.question_rows}
+    written = (
+        load_dataset(args.question_set, "questions", part="all") if args.question_set else None
+    )
     refuse_held_out(
         rows,
-        *(load_dataset(r, "repo") for r in args.question_rows),
-        *([load_dataset(args.question_set, "questions", part="all")] if args.question_set else []),
+        *generated.values(),
+        *([written] if written is not None else []),
         projects=read_projects(args.heldout),
     )
     groups, counts = training_groups(rows)
@@ -282,8 +286,7 @@ def main() -> None:
         "packages": sorted(Path(c.source).name for c in rows.corpora.values()),
         **counts,
     }
-    for question_rows in args.question_rows:
-        questions = load_dataset(question_rows, "repo")
+    for question_rows, questions in generated.items():
         question_groups, counts = training_groups(questions)
         groups += question_groups
         info.setdefault("question_rows", []).append(
@@ -294,8 +297,7 @@ def main() -> None:
                 **counts,
             }
         )
-    if args.question_set:
-        written = load_dataset(args.question_set, "questions", part="all")
+    if written is not None:
         written_groups, counts = training_groups(written)
         groups += written_groups
         info["question_set"] = {

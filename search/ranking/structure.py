@@ -276,6 +276,8 @@ def _lifts(
         lifts.append((-strengths.auxiliary, ""))
     if strengths.interface and not match and is_interface_path(unit.path):
         lifts.append((-strengths.interface, ""))
+    if strengths.opening and is_opening(unit):
+        lifts.append((strengths.opening, "the file's opening lines"))
     return lifts
 
 
@@ -304,8 +306,6 @@ def shape_ranked(
         if strengths.file_topic and unit.path not in topics:
             topics[unit.path] = file_topic(unit.path, shape)
         lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
-        if strengths.opening and is_opening(unit):
-            lifts.append((strengths.opening, "the file's opening lines"))
         lifts.append((evidence.get(unit.path, 0.0), ""))
         # Added up in order, as sum() would (the same float): most units have no lift at all.
         added, said = 0.0, []
