@@ -22,7 +22,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from search.evaluation.metrics import reported_keys
+from search.evaluation.metrics import DECIDING_KEY, reported_keys
+from search.evaluation.repositories import corpus_of, repository_keys, repository_mean
 from search.evaluation.stats import paired_difference
 
 
@@ -87,8 +88,66 @@ def compare(base: dict, new: dict, *, shared_only: bool = False) -> dict:
                 "ci95": [round(diff["low"], 4), round(diff["high"], 4)],
                 "significant": diff["significant"],
             }
+        row["per_repository"] = _per_repository(base, new, ids)
         out[group] = row
     return out
+
+
+def _per_repository(base: dict, new: dict, ids: list[str]) -> dict:
+    """The deciding figures of a group: the mean over repositories of each repository's mean,
+    paired, its interval resampling questions within their repositories."""
+    corpora = {e["id"]: corpus_of(e) for e in new["per_query"]}
+    groups = [corpora[i] for i in ids]
+    out: dict = {"n_repositories": len(set(groups))}
+    keys = [
+        key
+        for key in repository_keys(base["per_query"][0]["metrics"])
+        if key in new["per_query"][0]["metrics"]
+    ]
+    for key in keys:
+        before, after = _values(base, key, ids), _values(new, key, ids)
+        diff = paired_difference(after, before, groups=groups)
+        out[key] = {
+            "base": round(repository_mean(before, groups), 4),
+            "new": round(repository_mean(after, groups), 4),
+            "difference": round(diff["difference"], 4),
+            "ci95": [round(diff["low"], 4), round(diff["high"], 4)],
+            "significant": diff["significant"],
+            "wins": diff["wins"],
+            "losses": diff["losses"],
+        }
+    return out
+
+
+def _delta(figure: dict) -> str:
+    low, high = figure["ci95"]
+    delta = f"{figure['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    return f"**{delta}**" if figure["significant"] else delta
+
+
+def deciding_markdown(comparison: dict, base_name: str, new_name: str) -> str:
+    """The deciding figure per group (file NDCG@10, a file counted at its first result, the
+    mean of per-repository means), the span NDCG@10 averaged the same way beside it; bold
+    where the interval leaves out zero. Reports without the file figure show the span one."""
+    lines = [
+        f"| queries | n | repos | file NDCG@10 {base_name} | {new_name} | Δ [95%] "
+        f"| wins / losses | span NDCG@10 {base_name} → {new_name} | Δ [95%] |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for group, row in comparison.items():
+        figures = row["per_repository"]
+        file, span = figures.get(DECIDING_KEY), figures["ndcg@10"]
+        deciding = (
+            f"{file['base']:.3f} | {file['new']:.3f} | {_delta(file)} "
+            f"| {file['wins']} / {file['losses']}"
+            if file
+            else "— | — | — | —"
+        )
+        lines.append(
+            f"| {group} | {row['n_queries']} | {figures['n_repositories']} | {deciding} "
+            f"| {span['base']:.3f} → {span['new']:.3f} | {_delta(span)} |"
+        )
+    return "\n".join(lines)
 
 
 def _cell(figure: dict) -> str:
@@ -202,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     base, new = (json.loads(p.read_text()) for p in (args.base, args.new))
     comparison = compare(base, new, shared_only=args.shared)
+    print(deciding_markdown(comparison, args.base.stem, args.new.stem))
+    print()
     print(markdown(comparison, args.base.stem, args.new.stem))
     if args.out:
         args.out.write_text(json.dumps(comparison, indent=1) + "\n")

@@ -53,12 +53,15 @@ from search.evaluation.breakdown import by_language  # noqa: E402
 from search.evaluation.dataset_types import EvalDataset, EvalQuery, GoldUnit  # noqa: E402
 from search.evaluation.metrics import (  # noqa: E402
     CI_KEYS,
+    DECIDING_KEY,
     FILE_KEYS,
     file_metrics,
+    first_file_ndcg,
     kind_summary,
     query_metrics,
     report_figures,
 )
+from search.evaluation.repositories import repository_figures  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT_SITE_PACKAGES = ROOT / ".venv" / "lib" / "python3.11" / "site-packages"
@@ -288,12 +291,14 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         results = results[:depth]
         units = [Unit(r.chunk.file_path, r.chunk.start_line, r.chunk.end_line) for r in results]
         relevances, primary = judge(units, query.gold)
+        paths, gold_files = [u.path for u in units], [(g.path, g.primary) for g in query.gold]
         metrics.append(
             query_metrics(relevances, [g.relevance for g in query.gold], k=args.k, primary=primary)
-            | file_metrics([u.path for u in units], [(g.path, g.primary) for g in query.gold])
+            | file_metrics(paths, gold_files)
+            | {"first_file_ndcg@10": first_file_ndcg(paths, gold_files)}
         )
         latencies.append(latency)
-        entry: dict[str, Any] = {"id": query.query_id, "kind": query.kind}
+        entry: dict[str, Any] = {"id": query.query_id, "corpus": query.corpus, "kind": query.kind}
         if query.language:
             entry["language"] = query.language
         if query.kind == "symbol":
@@ -348,12 +353,20 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         "machine": machine_line(),
         "by_kind": {kind: kind_summary(per_query, kind) for kind in kinds},
         **({"by_language": languages} if (languages := by_language(per_query)) else {}),
+        "per_repository": repository_figures(per_query),
         "per_query": per_query,
     }
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = [f"semble {report['semble_version']}, {report['n_queries']} queries: NDCG@10 / MRR"]
+    deciding = report["per_repository"]["all"]
+    lines = [
+        f"semble {report['semble_version']}, {report['n_queries']} queries over "
+        f"{deciding['n_repositories']} repositories, per repository: file NDCG@10 "
+        f"{deciding[DECIDING_KEY]['mean']:.3f} {deciding[DECIDING_KEY]['ci95']}, span NDCG@10 "
+        f"{deciding['ndcg@10']['mean']:.3f}",
+        "per query: NDCG@10 / MRR",
+    ]
     for group, row in ({"all": report} | report["by_kind"]).items():
         value = {k: row[k] if group == "all" else row[k]["mean"] for k in CI_KEYS}
         lines.append(f"{group} ({row['n_queries']}): {value['ndcg@10']:.3f} / {value['mrr']:.3f}")

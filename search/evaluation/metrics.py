@@ -17,7 +17,11 @@ CI_KEYS = ("success@1", "success@10", "mrr", "ndcg@10")
 # Where a question's answer is a set of files to read: how many distinct files holding a target
 # the first ten show, and the share of the primary targets' files among them. Reported (with
 # intervals, per kind, paired) wherever a report's per-query metrics hold them.
-FILE_KEYS = ("files@10", "file_recall@10", "file_ndcg@10")
+FILE_KEYS = ("files@10", "file_recall@10", "file_ndcg@10", "first_file_ndcg@10")
+# The figure that decides between two configurations of the question sets: files, as a user's
+# answer is judged (`first_file_ndcg`), averaged per repository and then over repositories
+# (search.evaluation.repositories). The span figure (ndcg@10) is reported beside it.
+DECIDING_KEY = "first_file_ndcg@10"
 
 
 def success_at(relevances: Sequence[float], k: int) -> float:
@@ -84,6 +88,25 @@ def file_metrics(
         "file_recall@10": len(shown & primary) / len(primary) if primary else 0.0,
         "file_ndcg@10": dcg / idcg if idcg else 0.0,
     }
+
+
+def first_file_ndcg(
+    result_paths: Sequence[str], gold_files: Sequence[tuple[str, bool]], k: int = 10
+) -> float:
+    """NDCG@k of the first k results judged by their files: a result gains the first time a
+    target's file appears (1 for a file holding a primary target, 0.5 for one holding only
+    secondary ones) and nothing after, so each target file counts once, at the rank of the
+    first result in it. Unlike `file_ndcg@10` the ranks are the results', not the distinct
+    files': a list that shows one file five times pushes the next file to rank 6."""
+    gain = {path: 0.5 for path, _ in gold_files} | {
+        path: 1.0 for path, primary in gold_files if primary
+    }
+    seen: set[str] = set()
+    relevances = []
+    for path in result_paths[:k]:
+        relevances.append(0.0 if path in seen else gain.get(path, 0.0))
+        seen.add(path)
+    return ndcg_at(relevances, k, list(gain.values()))
 
 
 def reported_keys(metrics: dict[str, float]) -> tuple[str, ...]:

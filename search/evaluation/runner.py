@@ -19,10 +19,12 @@ from search.evaluation.metrics import (
     FILE_KEYS,
     METRIC_KEYS,
     file_metrics,
+    first_file_ndcg,
     kind_summary,
     query_metrics,
     report_figures,
 )
+from search.evaluation.repositories import repository_figures
 from search.evaluation.stats import paired_difference
 from search.ranking.structure import defines, query_shape
 from search.results import SearchResult
@@ -172,12 +174,16 @@ def _evaluate(
             # Every passing result is a right answer; the ideal ranking has them all first.
             gold_relevances = [1.0] * max(1, int(sum(relevances)))
             primary = [bool(r) for r in relevances]
+        paths, gold_files = [row["path"] for row in rows], [(g.path, g.primary) for g in query.gold]
         metrics.append(
             query_metrics(relevances, gold_relevances, k=k, primary=primary)
-            | file_metrics([row["path"] for row in rows], [(g.path, g.primary) for g in query.gold])
+            | file_metrics(paths, gold_files)
+            | {"first_file_ndcg@10": first_file_ndcg(paths, gold_files)}
         )
-        # Every row by its id, so that two reports pair query by query (benchmarks.questions).
-        entry = {"id": query.query_id} | ({"kind": query.kind} if query.kind else {})
+        # Every row by its id, so that two reports pair query by query (benchmarks.questions),
+        # and its corpus, so that figures are averaged per repository.
+        entry = {"id": query.query_id, "corpus": query.corpus}
+        entry |= {"kind": query.kind} if query.kind else {}
         if query.language:
             entry["language"] = query.language
         if query.kind == "symbol":
@@ -210,6 +216,7 @@ def _evaluate(
         **report_figures(metrics, latencies, k=k),
         **({"by_kind": by_kind} if by_kind else {}),
         **({"by_language": languages} if languages else {}),
+        "per_repository": repository_figures(per_query),
         # Each corpus's warm-up: one that failed or ran out of time says so (its queries'
         # latencies include what it did not do).
         **({"warm_ups": warm_ups} if warm else {}),

@@ -3,7 +3,7 @@
 
 import pytest
 
-from benchmarks.questions import compare, markdown
+from benchmarks.questions import compare, deciding_markdown, markdown
 
 
 def report(values: dict[str, float], kinds: dict[str, str] | None = None, languages=None) -> dict:
@@ -85,3 +85,27 @@ def test_file_figures_are_compared_where_both_reports_have_them():
     # An older report without them: compared on the other figures only.
     out = compare(report({"q1": 0.5, "q2": 0.5}), new)
     assert "file_recall@10" not in out["all"] and "file recall" not in markdown(out, "a", "b")
+
+
+def test_the_deciding_figure_is_the_mean_of_repository_means_paired():
+    values_base = {"big-1": 0.5, "big-2": 0.5, "big-3": 0.5, "big-4": 0.5, "small-1": 1.0}
+    values_new = {"big-1": 1.0, "big-2": 1.0, "big-3": 1.0, "big-4": 1.0, "small-1": 0.0}
+    base, new = report(values_base), report(values_new)
+    for side, values in ((base, values_base), (new, values_new)):
+        for row in side["per_query"]:
+            row["corpus"] = row["id"].split("-")[0]
+            row["metrics"]["first_file_ndcg@10"] = values[row["id"]]
+    out = compare(base, new)
+    # Per question the new side gains (+0.2); per repository it loses (-0.25): that decides.
+    assert out["all"]["first_file_ndcg@10"]["difference"] == pytest.approx(0.2)
+    deciding = out["all"]["per_repository"]
+    assert deciding["n_repositories"] == 2
+    assert deciding["first_file_ndcg@10"]["base"] == 0.75
+    assert deciding["first_file_ndcg@10"]["new"] == 0.5
+    assert deciding["first_file_ndcg@10"]["difference"] == pytest.approx(-0.25)
+    table = deciding_markdown(out, "semble", "phase1")
+    assert "| all | 5 | 2 | 0.750 | 0.500 |" in table
+    # Reports from before the file figure: the span figure alone, per repository.
+    old = compare(report(values_base), report(values_new))
+    assert "first_file_ndcg@10" not in old["all"]["per_repository"]
+    assert "| all | 5 | 2 | — |" in deciding_markdown(old, "a", "b")

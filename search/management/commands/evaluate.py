@@ -125,6 +125,9 @@ class Command(BaseCommand):
         for breakdown in ("by_kind", "by_language"):
             if breakdown in report:
                 summary[breakdown] = report[breakdown]
+        if "per_repository" in report:
+            # The deciding figure (file NDCG@10 averaged per repository) and the span one.
+            summary["per_repository"] = report["per_repository"]["all"]
         self.stdout.write(json.dumps(summary | {"latency_ms": report["latency_ms"]}, indent=2))
         if ablate:
             self.stdout.write(ablation_table(report["ablation"]))

@@ -6,6 +6,7 @@ from search.evaluation.metrics import (
     average_precision_at,
     dcg_at,
     file_metrics,
+    first_file_ndcg,
     kind_summary,
     mean_metrics,
     ndcg_at,
@@ -146,3 +147,26 @@ def test_reports_give_file_figures_intervals_only_where_computed():
     assert "files@10" not in report_figures(without, [1.0], k=10)["ci95"]
     entries = [{"kind": "architecture", "metrics": m} for m in with_files]
     assert kind_summary(entries, "architecture")["files@10"]["mean"] == 2.0
+
+
+def test_first_file_ndcg_counts_a_file_once_at_its_first_result():
+    gold = [("a.py", True), ("b.py", True)]
+    # a.py twice: the second gains nothing and b.py is the third result, not the second file.
+    figure = first_file_ndcg(["a.py", "a.py", "b.py"], gold)
+    assert figure == pytest.approx((1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3)))
+    assert file_metrics(["a.py", "a.py", "b.py"], gold)["file_ndcg@10"] == pytest.approx(1.0)
+    assert first_file_ndcg(["a.py", "b.py", "a.py"], gold) == pytest.approx(1.0)
+    # Only the first ten results count, however many files they name.
+    assert first_file_ndcg(["a.py"] * 10 + ["b.py"], gold) == pytest.approx(
+        1 / (1 + 1 / math.log2(3))
+    )
+
+
+def test_first_file_ndcg_gives_secondary_files_half_and_a_file_its_best_target():
+    gold = [("a.py", True), ("c.py", False)]
+    idcg = 1 + 0.5 / math.log2(3)
+    assert first_file_ndcg(["c.py", "a.py"], gold) == pytest.approx((0.5 + 1 / math.log2(3)) / idcg)
+    assert first_file_ndcg(["c.py", "x.py"], gold) == pytest.approx(0.5 / idcg)
+    # A file holding a primary and a secondary target is one primary file.
+    assert first_file_ndcg(["a.py"], [("a.py", False), ("a.py", True)]) == pytest.approx(1.0)
+    assert first_file_ndcg([], gold) == 0.0 and first_file_ndcg(["x.py"], []) == 0.0

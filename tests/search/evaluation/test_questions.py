@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from search.evaluation.datasets import DatasetError, load_dataset
+from search.evaluation.metrics import first_file_ndcg
 from search.evaluation.questions import part_of
 
 MODELS = '''
@@ -146,6 +147,21 @@ def test_the_set_scores_per_kind_and_finds_what_developers_ask_for(toypkg, tmp_p
     assert set(report["by_kind"]) == {"symbol", "behaviour", "architecture"}
     assert report["by_kind"]["symbol"]["definition_first"] == 1.0
     assert report["by_kind"]["symbol"]["ndcg@10"]["mean"] == 1.0
+    # The deciding figure: files at their first result, per repository (one here), read off
+    # each row's results as anyone can.
+    assert {entry["corpus"] for entry in report["per_query"]} == {"toypkg"}
+    recomputed = [
+        first_file_ndcg(
+            [r["path"] for r in entry["results"]],
+            [(g["path"], g.get("primary", True)) for g in entry["gold"]],
+        )
+        for entry in report["per_query"]
+    ]
+    deciding = report["per_repository"]["all"]
+    assert deciding["n_repositories"] == 1
+    assert deciding["first_file_ndcg@10"]["mean"] == pytest.approx(
+        sum(recomputed) / len(recomputed), abs=1e-4
+    )
 
 
 @pytest.mark.django_db
