@@ -117,6 +117,12 @@ class IndexRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The process running the whole run in itself (the CLI, a server without a broker), so the
+    # next start on this host sees at once that it is gone (indexing.run_process); blank for
+    # runs on Celery workers, whose chunk leases and heartbeat cover a lost worker.
+    runner_host = models.CharField(max_length=255, blank=True)
+    runner_pid = models.PositiveIntegerField(null=True, blank=True)
+    runner_started = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -183,6 +183,11 @@ def _execute(run: IndexRun, on_progress) -> str:
         # next process, which may claim it at once.
         save_run(run, phase2_status=Phase2.PENDING)
         logger.info("phase 2 of run %s stopped with the process; it resumes later", run_id)
+    except (KeyboardInterrupt, SystemExit):
+        # Interrupted (Ctrl-C, or a signal turned into an exception): the same, and the
+        # interruption goes on up.
+        save_run(run, phase2_status=Phase2.PENDING)
+        raise
     except Exception as exc:  # the static vectors keep answering; the next run tries again
         logger.exception("phase 2 of run %s failed", run_id)
         save_run(run, phase2_status=Phase2.FAILED, phase2_error=f"{type(exc).__name__}: {exc}")

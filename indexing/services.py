@@ -29,6 +29,7 @@ from indexing.phase2 import execute as phase2_execute
 from indexing.phase2 import plan as phase2_plan
 from indexing.pipeline import prepare_run, publish_run
 from indexing.repository_names import name_problem
+from indexing.run_process import ProcessMark, interruption, is_gone, this_process
 from indexing.selectors import vector_models
 from indexing.sources import (
     ArchiveSource,
@@ -211,6 +212,23 @@ def _fail_stale_runs(*, repository: Repository) -> None:
     cutoff = timezone.now() - STALE_RUN_AFTER
     for run in repository.runs.filter(status=IndexRun.Status.RUNNING, heartbeat_at__lt=cutoff):
         run_fail(run=run, error="the worker stopped reporting progress (lost or killed)")
+    unfinished = repository.runs.filter(
+        status__in=[IndexRun.Status.QUEUED, IndexRun.Status.RUNNING], runner_pid__isnull=False
+    )
+    for run in unfinished:
+        if run_process_gone(run):
+            run_fail(
+                run=run,
+                error=f"the process running it (pid {run.runner_pid} on {run.runner_host}) ended "
+                "without finishing it (killed, or the machine stopped)",
+            )
+
+
+def run_process_gone(run: IndexRun) -> bool:
+    """Whether the process that runs `run` in itself has ended (False when unknown)."""
+    if run.runner_pid is None:
+        return False
+    return is_gone(ProcessMark(run.runner_host, run.runner_pid, run.runner_started))
 
 
 def index_run_execute(
@@ -224,15 +242,30 @@ def index_run_execute(
 
     Phase 2 (the transformer's vectors, `indexing.phase2`), when the run has one pending after
     its switch: done here before returning ("now"), queued ("background": a thread without a
-    broker), or left pending for the caller ("later")."""
-    chunk_ids = index_run_prepare(run=run)
-    for chunk_id in chunk_ids or []:
-        outcome = index_chunk_execute(chunk_id=chunk_id)
-        if on_progress is not None:
-            run.refresh_from_db()
-            on_progress(run)
-        if outcome == ChunkOutcome.STOPPED:
-            break
+    broker), or left pending for the caller ("later").
+
+    Interrupted (Ctrl-C, or SIGTERM where the caller turned it into an exception with
+    `indexing.run_process.signals_interrupt`), the run is marked failed at once and the
+    interruption goes on up; killed outright, the process it records lets the next start see
+    that it is gone."""
+    mark = this_process()
+    IndexRun.objects.filter(pk=run.pk).update(
+        runner_host=mark.host, runner_pid=mark.pid, runner_started=mark.started
+    )
+    try:
+        chunk_ids = index_run_prepare(run=run)
+        for chunk_id in chunk_ids or []:
+            outcome = index_chunk_execute(chunk_id=chunk_id)
+            if on_progress is not None:
+                run.refresh_from_db()
+                on_progress(run)
+            if outcome == ChunkOutcome.STOPPED:
+                break
+    except (KeyboardInterrupt, SystemExit) as exc:
+        run.refresh_from_db()
+        if not run.is_finished:
+            run_fail(run=run, error=interruption(exc))
+        raise
     run.refresh_from_db()
     if run.phase == IndexRun.Phase.SWITCHING and index_run_publish(run=run):
         if phase2 == "now":

@@ -9,8 +9,14 @@ from tqdm import tqdm
 from indexing.models import IndexRun, Repository
 from indexing.phase2 import execute as phase2_execute
 from indexing.repository_names import name_from_source
+from indexing.run_process import interruption, signals_interrupt
 from indexing.selectors import nothing_to_read_message
-from indexing.services import index_run_execute, index_run_start, repository_create
+from indexing.services import (
+    index_run_execute,
+    index_run_start,
+    repository_create,
+    run_process_gone,
+)
 from reporift.commands import DJANGO_OPTIONS
 from reporift.words import plural
 
@@ -45,13 +51,15 @@ class Command(BaseCommand):
             bar.set_description(f"{repository.name}: {run.phase}")
             bar.update(run.percent - bar.n)
 
-        run = index_run_start(repository=repository, enqueue=not inline)
-        if inline and run.status == IndexRun.Status.QUEUED:
-            run = index_run_execute(run=run, on_progress=show, phase2="later")
-        while not run.is_finished:  # a worker has it: follow its progress from the database
-            time.sleep(0.5)
-            run.refresh_from_db()
-            show(run)
+        with signals_interrupt():
+            try:
+                run = self._run(repository, inline=inline, show=show)
+            except KeyboardInterrupt as exc:
+                bar.close()
+                raise CommandError(
+                    f"indexing {repository.name} stopped: {interruption(exc)}; the run is marked "
+                    "failed and the previous index keeps serving"
+                ) from exc
         bar.close()
         if run.status != IndexRun.Status.SUCCEEDED:
             raise CommandError(f"{run.label} of {repository.name} failed: {run.error}")
@@ -76,6 +84,26 @@ class Command(BaseCommand):
         )
         self._phase2(run, inline=inline)
 
+    def _run(self, repository: Repository, *, inline: bool, show) -> IndexRun:
+        """Start a run and see it to its end: here when inline, else following a worker's."""
+        run = index_run_start(repository=repository, enqueue=not inline)
+        if inline and run.status == IndexRun.Status.QUEUED:
+            return index_run_execute(run=run, on_progress=show, phase2="later")
+        if not run.is_finished:
+            self.stderr.write(f"{_waiting_for(run)}; following its progress (Ctrl-C stops waiting)")
+        while not run.is_finished:  # another process has it: follow its progress
+            time.sleep(0.5)
+            run.refresh_from_db()
+            show(run)
+            if not run.is_finished and run_process_gone(run):
+                # Its process ended without finishing it: never wait on a run nobody runs.
+                self.stderr.write(
+                    f"the process running {run.label} (pid {run.runner_pid}) is gone; "
+                    "starting a new run"
+                )
+                return self._run(repository, inline=inline, show=show)
+        return run
+
     def _phase2(self, run: IndexRun, *, inline: bool) -> None:
         """Searchable already; the transformer's vectors follow, here or on a worker."""
         Phase2 = IndexRun.Phase2
@@ -97,7 +125,15 @@ class Command(BaseCommand):
             bar.update(current.phase2_units_embedded - bar.n)
 
         if inline:
-            phase2_execute(run_id=run.pk, on_progress=show)
+            with signals_interrupt():
+                try:
+                    phase2_execute(run_id=run.pk, on_progress=show)
+                except KeyboardInterrupt as exc:
+                    bar.close()
+                    raise CommandError(
+                        f"phase 2 of {run.label} stopped: {interruption(exc)}; phase 1 keeps "
+                        "answering and the next index or `manage.py phase2` resumes it"
+                    ) from exc
         while run.phase2_status in (Phase2.PENDING, Phase2.RUNNING):  # a worker has it
             time.sleep(0.5)
             run.refresh_from_db()
@@ -109,3 +145,12 @@ class Command(BaseCommand):
         self.stdout.write(
             f"phase 2 done: searches of {run.repository.name} use {run.embedder_model}"
         )
+
+
+def _waiting_for(run: IndexRun) -> str:
+    if run.runner_pid is not None:
+        who = f"process {run.runner_pid} on {run.runner_host}"
+    else:
+        who = "a worker" if run.status == IndexRun.Status.RUNNING else "a worker to take it"
+    since = f", started {run.started_at:%H:%M:%S}" if run.started_at else ""
+    return f"{run.label} of {run.repository.name} is already {run.status} ({who}{since})"
