@@ -10,7 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= requests
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-reports bench-scale \
-	bench-first-answer clean lock models-large train-ranker train-embedder cosqa-data
+	bench-first-answer bench-questions clean lock models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash, and nothing is resolved: with
@@ -127,6 +127,25 @@ bench-first-answer: setup
 	$(PY) -m benchmarks.time_to_answer --models var/models --out docs/eval/first-answer-new.json \
 		--trees "$$($(PY) -m benchmarks.time_to_answer trees $(TTA_PACKAGES))" $(SEMBLE)
 	$(PY) -m benchmarks.run --from-reports
+
+# A question set measured as it is decided, in one run: phase 1 against semble given our static
+# table and against BM25 alone, by file NDCG@10 averaged per repository (the span figure beside),
+# paired; reports and their comparisons in docs/eval/NAME-*-PART.json, a summary in
+# NAME-summary-PART.md. The set's corpora are fetched first (git ones from MIRRORS, a folder of
+# bare mirrors, when given); semble runs in its own venv (benchmarks/semble_questions.py says how
+# to make it): SEMBLE="--semble-python /path/to/venv/bin/python --semble-model /path/to/folder".
+SET ?= benchmarks/questions/languages/dev
+NAME ?= $(notdir $(patsubst %/dev,%,$(SET)))-files
+PART ?= tune
+MIRRORS ?=
+ONLY ?=
+bench-questions: setup
+	@test -n "$(SEMBLE)" || (echo 'set SEMBLE="--semble-python PY --semble-model DIR"' >&2; exit 2)
+	@if [ -f "$(SET)/../corpora.json" ]; then $(PY) -m benchmarks.corpora fetch \
+		--manifest "$(SET)/../corpora.json" $(if $(MIRRORS),--mirrors $(MIRRORS)) \
+		$(if $(ONLY),--only $(ONLY)); fi
+	$(PY) -m benchmarks.bench_questions --set $(SET) --name $(NAME) --part $(PART) \
+		$(if $(ONLY),--only $(ONLY)) $(SEMBLE)
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
 bench-scale: setup

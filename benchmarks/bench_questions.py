@@ -1,0 +1,240 @@
+"""One run that measures a question set the way it is decided: phase 1 (fast mode on the static
+tier, as a user gets it seconds after indexing), semble given our own static table (the same-run
+baseline) and BM25 alone, each judged by file NDCG@10 averaged per repository (the deciding
+figure, search.evaluation.repositories) with the span NDCG@10 beside it, and paired.
+
+    make bench-questions SET=benchmarks/questions/languages/dev NAME=langs-files \
+        SEMBLE="--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model"
+
+    python -m benchmarks.bench_questions --set DIR --name NAME [--part tune] [--only ROWS ...] \
+        --semble-python PY --semble-model DIR [--out-dir docs/eval]
+
+It writes, under --out-dir: `NAME-phase1-PART.json` and `NAME-bm25-PART.json` (`manage.py
+evaluate`), `NAME-semble-PART.json` (`benchmarks.semble_questions`), the paired comparisons
+`NAME-compare-semble-PART.json` and `NAME-compare-bm25-PART.json` (`benchmarks.questions
+compare`), and `NAME-summary-PART.json` / `.md`: per language (or per kind) the three systems'
+figures, the differences with their 95% intervals, the commit measured and the commands run.
+
+Indexing stops after phase 1 (REPORIFT_PHASE2_MAX_UNITS=1): phase 1 is what is measured, and
+phase 2 of a large set's units takes hours on two cores. The data dir is REPORIFT_DATA_DIR (else
+var/); the other languages' corpora are where `benchmarks.corpora fetch` put them
+(REPORIFT_CORPORA, else var/corpora). semble's model folder is made from the static table of this
+data dir when it does not exist, and refused when it holds another table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.common import ROOT, machine_line
+from benchmarks.questions import compare
+from search.evaluation.metrics import DECIDING_KEY
+
+_TABLE = (
+    "import json; from pathlib import Path; from django.conf import settings; "
+    "from indexing.embedding import get_embedder; "
+    "from indexing.static_tier import get_static_embedder, table_file; "
+    "tier = get_static_embedder(); "
+    "print(json.dumps({'table': str(table_file(Path(settings.DATA_DIR) / 'models', "
+    "tier.model_id)), 'tokenizer': str(get_embedder().tokenizer_file)}))"
+)
+
+
+def _run(command: list[str], env: dict[str, str], log: list[str]) -> str:
+    log.append(shlex.join(command))
+    print(f"$ {log[-1]}", file=sys.stderr, flush=True)
+    done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {log[-1]}")
+    return done.stdout
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def semble_model(python: str, folder: Path, env: dict[str, str], log: list[str]) -> dict:
+    """semble's model2vec folder of this data dir's static table: made when missing, refused
+    when it holds another table (semble would then be given other vectors than phase 1's)."""
+    printed = _run([sys.executable, "manage.py", "shell", "-c", _TABLE], env, log)
+    found = json.loads(printed.strip().splitlines()[-1])
+    table = Path(found["table"])
+    facts = folder / "table.json"
+    if not facts.is_file():
+        _run(
+            [
+                python,
+                "-m",
+                "benchmarks.semble_questions",
+                "table",
+                "--table",
+                str(table),
+                "--tokenizer",
+                found["tokenizer"],
+                "--out",
+                str(folder),
+            ],
+            env,
+            log,
+        )
+    recorded = json.loads(facts.read_text())
+    if recorded["table_sha256"] != _sha256(table):
+        raise SystemExit(
+            f"{folder} holds another static table than {table}: remove the folder or name "
+            "another, and it is made again from this one"
+        )
+    return recorded
+
+
+def chosen_set(rows: Path, only: list[str] | None, scratch: Path) -> Path:
+    """The set, or a folder of links to the named rows' files and its manifest (a set whose
+    corpora are not all fetched yet is measured on those that are)."""
+    if not only:
+        return rows
+    files = {f.stem: f for f in sorted(rows.glob("*.jsonl"))}
+    unknown = sorted(set(only) - set(files))
+    if unknown:
+        raise SystemExit(f"no rows {', '.join(unknown)} in {rows}")
+    folder = scratch / rows.name
+    folder.mkdir()
+    for name in only:
+        (folder / files[name].name).symlink_to(files[name].resolve())
+    for manifest in (rows / "corpora.json", rows.parent / "corpora.json"):
+        if manifest.is_file():
+            (scratch / "corpora.json").symlink_to(manifest.resolve())
+            break
+    return folder
+
+
+def _figure(row: dict, key: str, side: str) -> str:
+    figure = row["per_repository"].get(key)
+    return f"{figure[side]:.3f}" if figure else "—"
+
+
+def _delta(row: dict, key: str) -> str:
+    figure = row["per_repository"].get(key)
+    if not figure:
+        return "—"
+    low, high = figure["ci95"]
+    cell = f"{figure['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    return f"**{cell}**" if figure["significant"] else cell
+
+
+def summary_markdown(vs_semble: dict, vs_bm25: dict) -> str:
+    """Per group (all, each language, each kind): phase 1, semble and BM25 by the deciding file
+    figure, phase 1's paired differences; the span figure beside. Per-repository means."""
+    lines = [
+        "| questions | n | repos | phase 1 | semble | BM25 | phase 1 - semble [95%] "
+        "| phase 1 - BM25 [95%] | span: phase 1 / semble / BM25 | span: phase 1 - semble [95%] |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for group, row in vs_semble.items():
+        bm25 = vs_bm25[group]
+        span = " / ".join(
+            (
+                _figure(row, "ndcg@10", "new"),
+                _figure(row, "ndcg@10", "base"),
+                _figure(bm25, "ndcg@10", "base"),
+            )
+        )
+        lines.append(
+            f"| {group} | {row['n_queries']} | {row['per_repository']['n_repositories']} "
+            f"| {_figure(row, DECIDING_KEY, 'new')} | {_figure(row, DECIDING_KEY, 'base')} "
+            f"| {_figure(bm25, DECIDING_KEY, 'base')} | {_delta(row, DECIDING_KEY)} "
+            f"| {_delta(bm25, DECIDING_KEY)} | {span} | {_delta(row, 'ndcg@10')} |"
+        )
+    return "\n".join(lines)
+
+
+def _commit() -> dict:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout
+
+    # Uncommitted changes to the code measured make the commit alone an incomplete record.
+    changed = git("status", "--porcelain", "--untracked-files=no").splitlines()
+    return {"commit": git("rev-parse", "HEAD").strip(), "changed_files": [c[3:] for c in changed]}
+
+
+def run(args: argparse.Namespace) -> dict:
+    env = os.environ | {"REPORIFT_PHASE2_MAX_UNITS": "1"}
+    if args.corpora:
+        env["REPORIFT_CORPORA"] = str(Path(args.corpora).resolve())
+    out = args.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {s: out / f"{args.name}-{s}-{args.part}.json" for s in ("phase1", "bm25", "semble")}
+    log: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench-questions-") as scratch:
+        rows = str(chosen_set(args.set, args.only, Path(scratch)))
+        _run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], env, log)
+        evaluate = [sys.executable, "manage.py", "evaluate", rows, "--format", "questions"]
+        evaluate += ["--part", args.part, "--phase", "1"]
+        _run([*evaluate, "--out", str(paths["phase1"])], env, log)
+        _run([*evaluate, "--stages", "S4", "--out", str(paths["bm25"])], env, log)
+        model = semble_model(args.semble_python, args.semble_model, env, log)
+        semble = [args.semble_python, "-m", "benchmarks.semble_questions", "--model"]
+        semble += [str(args.semble_model), "--questions", rows, "--part", args.part]
+        semble += ["--out", str(paths["semble"])]
+        languages = (Path(rows) / "corpora.json").is_file() or (
+            Path(rows).parent / "corpora.json"
+        ).is_file()
+        # semble picks files by extension: given the extensionless scripts RepoRift reads as
+        # Bash too, where a set has other languages (a Python package's corpus is its .py).
+        semble += ["--sniff-shell"] if languages else []
+        _run(semble, env | {"PYTHONPATH": str(ROOT)}, log)
+    reports = {s: json.loads(p.read_text()) for s, p in paths.items()}
+    vs_semble = compare(reports["semble"], reports["phase1"])
+    vs_bm25 = compare(reports["bm25"], reports["phase1"])
+    for other, comparison in (("semble", vs_semble), ("bm25", vs_bm25)):
+        path = out / f"{args.name}-compare-{other}-{args.part}.json"
+        path.write_text(json.dumps(comparison, indent=1) + "\n")
+    table = summary_markdown(vs_semble, vs_bm25)
+    summary = {
+        "set": str(args.set),
+        "only": args.only or [],
+        "part": args.part,
+        "deciding": f"{DECIDING_KEY}, mean of per-repository means",
+        "machine": machine_line(),
+        **_commit(),
+        "semble_table": model,
+        "commands": log,
+        "reports": {s: p.name for s, p in paths.items()},
+        "vs_semble": {g: row["per_repository"] for g, row in vs_semble.items()},
+        "vs_bm25": {g: row["per_repository"] for g, row in vs_bm25.items()},
+        "table": table,
+    }
+    stem = out / f"{args.name}-summary-{args.part}"
+    stem.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
+    stem.with_suffix(".md").write_text(table + "\n")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=Path, required=True, help="a folder of question rows")
+    parser.add_argument("--name", required=True, help="the reports' name stem")
+    parser.add_argument("--part", choices=("tune", "final", "all"), default="tune")
+    parser.add_argument("--only", nargs="+", help="these rows files only (their stems)")
+    parser.add_argument("--semble-python", required=True, help="the python of semble's venv")
+    parser.add_argument("--semble-model", type=Path, required=True, help="its model2vec folder")
+    parser.add_argument("--corpora", help="the other-language corpora (REPORIFT_CORPORA)")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "eval")
+    args = parser.parse_args(argv)
+    if not args.set.is_dir():
+        parser.error(f"--set {args.set}: not a folder of rows")
+    if not Path(args.semble_python).is_file():
+        parser.error(f"--semble-python {args.semble_python}: no such file")
+    print(run(args)["table"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
