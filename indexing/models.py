@@ -265,6 +265,22 @@ class CodeUnit(models.Model):
         return str(self.pk)
 
 
+class ExactChunk(models.Model):
+    """A run of a file version's lines for exact search (`indexing.exact_index`): the database's
+    trigram index (SQLite FTS5's `trigram` tokenizer, PostgreSQL's pg_trgm) finds the chunks
+    that may hold a literal or a pattern, and RE2 checks each of their lines. Shared, like the
+    version, by every generation that has it, and deleted with it."""
+
+    file_version = models.ForeignKey(
+        FileVersion, on_delete=models.CASCADE, related_name="exact_chunks"
+    )
+    first_line = models.PositiveIntegerField()  # 1-based number of the chunk's first line
+    text = models.TextField()  # its lines joined by "\n", as the file has them
+
+    def __str__(self) -> str:
+        return f"{self.file_version_id}:{self.first_line}"
+
+
 class IndexChunk(models.Model):
     """Some of a run's new file versions, parsed and embedded by one task on any worker. The
     worker holding it renews `heartbeat_at`; a stale one lets another worker take it over."""

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from indexing.documents import collect_document_chunks
 from indexing.embedding import get_embedder
+from indexing.exact_index import add_versions, ensure_versions
 from indexing.file_selection import iter_source_files
 from indexing.generations import collect_garbage, delete_file_versions
 from indexing.lexical import drop_lexical_index, lexical_index_for_run
@@ -119,6 +120,9 @@ def prepare_run(*, run: IndexRun, source: Source, workdir: Path) -> list[int]:
         else:
             writer.add(entry.path, sha, data)
     new_versions = writer.close()
+    if settings.REPORIFT["EXACT_INDEX"]:
+        # Versions indexed before exact search existed (or with it off) get their lines now.
+        ensure_versions(reused)
     through = IndexRun.file_versions.through
     # Membership rows are invisible until active_run points at this run.
     through.objects.bulk_create(
@@ -165,6 +169,8 @@ class _VersionWriter:
         self.run = run
         self.ids: list[int] = []
         self._pending: list[FileVersion] = []
+        self._data: list[bytes] = []  # the pending versions' bytes, for the exact index
+        self._exact = settings.REPORIFT["EXACT_INDEX"]
         self._bytes = 0
         repository = run.repository
         # A crashed run may have left an exact version behind, half-embedded: it is rebuilt.
@@ -190,6 +196,8 @@ class _VersionWriter:
             created_by=self.run,
         )
         self._pending.append(version)
+        if self._exact:
+            self._data.append(data)
         self._bytes += len(version.content)
         if len(self._pending) >= _VERSION_BATCH or self._bytes >= _VERSION_BATCH_BYTES:
             self._flush()
@@ -206,8 +214,11 @@ class _VersionWriter:
         ]
         if stale:
             delete_file_versions(FileVersion.objects.filter(pk__in=stale))
-        self.ids += [v.pk for v in FileVersion.objects.bulk_create(self._pending)]
-        self._pending, self._bytes = [], 0
+        created = [v.pk for v in FileVersion.objects.bulk_create(self._pending)]
+        if self._exact:
+            add_versions(zip(created, self._data, strict=True))
+        self.ids += created
+        self._pending, self._data, self._bytes = [], [], 0
 
 
 def publish_run(*, run: IndexRun) -> None:

@@ -278,6 +278,9 @@ REPORIFT = {
     ),
     "WORK_DIR": str(DATA_DIR / "work"),
     "MAX_FILE_BYTES": env_int("REPORIFT_MAX_FILE_BYTES", 2 * 1024 * 1024),
+    # Each indexed file's lines under the database's trigram index, for exact search (literals,
+    # regular expressions); off: no such index, and exact search says it has none.
+    "EXACT_INDEX": env_bool("REPORIFT_EXACT_INDEX", True),
     # Files indexed from one tree at most; the rest are left out, with a warning that counts them.
     "MAX_FILES": env_int("REPORIFT_MAX_FILES", 50_000),
     "MAX_ARCHIVE_FILES": env_int("REPORIFT_MAX_ARCHIVE_FILES", 20_000),
@@ -512,6 +515,15 @@ REPORIFT = {
             # repository unrelated snippets (six: a matrix product, a model class, argparse...)
             # best scored 0.25 to 0.45, renamed copies of its functions 0.49 to 0.86.
             "CLOSE": 0.47,
+        },
+        # Exact search (search.exact): lines shown at most, lines counted at most (a count
+        # beyond is "at least"), and the characters a pattern with no trigram to look up may
+        # read before it stops and says so.
+        "EXACT": {
+            "MAX_HITS": env_int("REPORIFT_EXACT_MAX_HITS", 500),
+            "MAX_COUNT": 10_000,
+            "SCAN_CHARS": env_int("REPORIFT_EXACT_SCAN_CHARS", 64 * 2**20),
+            "CONTEXT_LINES": 2,
         },
     },
 }

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from indexing.models import Repository
 from search.answer import answer
 from search.filters import SearchFilters
-from search.results import SearchError, SearchResponse, SearchResult
+from search.results import ExactLines, SearchError, SearchResponse, SearchResult
 
 
 def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[SearchResult]:
@@ -34,6 +34,23 @@ def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[Sear
     for rank, result in enumerate(merged, start=1):
         result.rank = rank
     return merged
+
+
+def merge_lines(parts: Sequence[ExactLines]) -> ExactLines | None:
+    """Exact search's lines of several repositories, one after the other, up to the limit."""
+    if not parts:
+        return None
+    limit = parts[0].limit
+    return ExactLines(
+        patterns=parts[0].patterns,
+        hits=[hit for part in parts for hit in part.hits][:limit],
+        total=sum(part.total for part in parts),
+        files=[f for part in parts for f in part.files],
+        limit=limit,
+        counted_all=all(part.counted_all for part in parts),
+        narrowed_by=parts[0].narrowed_by,
+        scanned_all=all(part.scanned_all for part in parts),
+    )
 
 
 def merged_search(
@@ -69,6 +86,7 @@ def merged_search(
         candidates=sum(r.candidates for r in responses),
         ordered_by="+".join(sorted({r.ordered_by for r in responses})),
         index_phase=min(r.index_phase for r in responses),
+        lines=merge_lines([r.lines for r in responses if r.lines is not None]),
     )
     merged.timings_ms = {
         "repositories": float(len(responses)),
@@ -84,6 +102,7 @@ def search_across(
     k: int = 10,
     mode: str = "fast",
     filters: SearchFilters | None = None,
+    limit: int | None = None,
 ) -> SearchResponse:
     """Fast mode over every given repository that has an index; full mode asks an LLM per
     candidate and stays one repository at a time."""
@@ -93,6 +112,6 @@ def search_across(
         repositories,
         k,
         lambda repository: answer(
-            repository=repository, query=query, k=k, mode=mode, filters=filters
+            repository=repository, query=query, k=k, mode=mode, filters=filters, limit=limit
         ),
     )

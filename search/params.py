@@ -53,6 +53,17 @@ def _k(value: Any) -> int:
     return k
 
 
+def _limit(value: Any) -> int:
+    top = search_config()["EXACT"]["MAX_HITS"]
+    try:
+        limit = int(value)
+    except (TypeError, ValueError):
+        raise ParamError(f"limit must be a whole number between 1 and {top}") from None
+    if not 1 <= limit <= top:
+        raise ParamError(f"limit must be between 1 and {top}")
+    return limit
+
+
 def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[Any], str]:
     def clean(value: Any) -> str:
         value = str(value or "").strip()
@@ -98,11 +109,22 @@ SEARCH_PARAMS = (
         str,
         "",
         "what the code does, in plain words, or a whole issue (up to 32,000 characters; "
-        "POST it): an issue gets the units of the files it points to",
+        "POST it): an issue gets the units of the files it points to. The box's syntax: "
+        '"exact text", /regex/ or /regex/i (RE2), path:DIR, -path:DIR, lang:go, kind:method, '
+        "symbol:NAME, with free words ranked by meaning; a literal, pattern or symbol answers "
+        "with matching lines (`lines`)",
         _query,
         required=True,
     ),
     Param("k", int, 10, "how many results", _k),
+    Param(
+        "limit",
+        int,
+        100,
+        "exact search (a literal or /pattern/ in q): how many matching lines to return, at "
+        "most 500; the total is counted beyond it",
+        _limit,
+    ),
     Param("mode", str, "fast", "fast, or full (asks an LLM; slower)", _choice("mode", MODES)),
     Param("path", str, "", 'a folder prefix ("pkg/sub/") or a glob ("*/models.py")', _path),
     Param("kind", list[str], [], f"repeat to keep several: {', '.join(KINDS)}", _kinds),
@@ -123,7 +145,7 @@ SEARCH_PARAMS = (
     ),
 )
 # The filters code to code takes (no query, no mode).
-SIMILAR_PARAMS = tuple(p for p in SEARCH_PARAMS if p.name not in ("q", "mode"))
+SIMILAR_PARAMS = tuple(p for p in SEARCH_PARAMS if p.name not in ("q", "mode", "limit"))
 
 
 def _issue(value: Any) -> str:
@@ -187,6 +209,7 @@ class SearchRequest:
             "k": self.values["k"],
             "mode": self.values["mode"],
             "filters": self.filters,
+            "limit": self.values.get("limit"),
         }
 
 

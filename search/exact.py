@@ -1,0 +1,408 @@
+"""Exact search: the lines of a repository's active generation that match a query's literals and
+regular expressions (`search.query_syntax`), each inside the unit around it.
+
+The trigram index (`indexing.exact_index`) hands over the chunks that may match; RE2 checks
+each of their lines, in linear time, so no pattern can hang a worker. A pattern with no three
+characters to look up is checked against every chunk instead, up to a budget of characters,
+and the answer says when it stopped. Lines come in file and line order, or, when the query has
+free words too, ordered by how the ordinary search ranks the units they lie in.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import re2
+from django.db import connection
+
+from indexing import exact_index
+from indexing.file_selection import kind_for_path
+from indexing.models import CodeUnit, ExactChunk, IndexRun, Repository
+from indexing.selectors import active_generation
+from indexing.unit_cache import generation_units
+from reporift.words import plural
+from search.exact_literals import combined, required_literals
+from search.filters import SearchFilters
+from search.query_syntax import ParsedQuery, compile_pattern
+from search.results import ExactLines, LineHit, SearchError, SearchResponse, SearchResult
+from search.retrieval import search_config
+
+DEFINITION_KINDS = ("function", "method", "class")
+
+
+def exact_config() -> dict:
+    return search_config()["EXACT"]
+
+
+@dataclass(frozen=True)
+class _Span:
+    pk: int
+    kind: str
+    name: str
+    qualname: str
+    start: int
+    end: int
+    language: str
+
+
+@dataclass
+class _Match:
+    version: int
+    line: int
+    text: str
+    ranges: list[tuple[int, int]]
+
+
+@lru_cache(maxsize=32)
+def _generation_files(run_id: int) -> dict[int, str]:
+    """The generation's file versions by id, with their paths (a published generation's
+    membership never changes)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT v.id, v.path FROM indexing_fileversion v JOIN "
+            "indexing_indexrun_file_versions m ON m.fileversion_id = v.id "
+            "WHERE m.indexrun_id = %s",
+            [run_id],
+        )
+        return dict(cursor.fetchall())
+
+
+def _path_allowed(path: str, prefixes: tuple[str, ...], negated: tuple[str, ...]) -> bool:
+    def under(pattern: str) -> bool:
+        if any(c in pattern for c in "*?["):
+            return fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, f"*/{pattern}")
+        return path.startswith(pattern.lstrip("/"))
+
+    if prefixes and not any(under(p) for p in prefixes):
+        return False
+    return not any(under(p) for p in negated)
+
+
+def _allowed_versions(files: dict[int, str], parsed: ParsedQuery, filters: SearchFilters):
+    """The file versions the query's and the caller's filters keep; None when all are kept."""
+    languages = set(parsed.languages) | set(filters.languages)
+    if not (parsed.paths or parsed.not_paths or languages or filters.path or filters.exclude_tests):
+        return None
+    keep = SearchFilters(path=filters.path, exclude_tests=filters.exclude_tests)
+    out = []
+    for pk, path in files.items():
+        if not _path_allowed(path, parsed.paths, parsed.not_paths):
+            continue
+        if not keep.allows(path, "function"):
+            continue
+        if languages and kind_for_path(path) not in languages:
+            continue
+        out.append(pk)
+    return out
+
+
+def _chunk_pattern(compiled) -> object | None:
+    """The pattern for a whole chunk, its anchors at line ends: a chunk without a match holds
+    no matching line (lines are checked one by one after). None where a chunk's reading could
+    differ (\\A, \\z: the text's ends)."""
+    source = compiled.pattern
+    if "\\A" in source or "\\z" in source:
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile("(?m)" + source, options)
+    except re2.error:
+        return None
+
+
+def _matches(rows: Iterable[exact_index.Row], patterns, chunk_patterns, count_to: int, out):
+    for _pk, version, first, text in rows:
+        if any(c is not None and c.search(text) is None for c in chunk_patterns):
+            continue
+        for offset, line in enumerate(exact_index.file_lines(text)):
+            if not all(p.search(line) for p in patterns):
+                continue
+            out.append(_Match(version, first + offset, line, _ranges(line, patterns)))
+            if len(out) >= count_to:
+                return True
+    return False
+
+
+def _ranges(line: str, patterns) -> list[tuple[int, int]]:
+    spans = sorted(
+        (m.start(), m.end()) for p in patterns for m in p.finditer(line) if m.end() > m.start()
+    )
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _spans(version_ids: Iterable[int]) -> dict[int, list[_Span]]:
+    """The units of these file versions, narrowest first, without their code."""
+    out: dict[int, list[_Span]] = {}
+    ids = list(version_ids)
+    for start in range(0, len(ids), 2000):
+        rows = CodeUnit.objects.filter(file_version_id__in=ids[start : start + 2000]).values_list(
+            "file_version_id",
+            "pk",
+            "kind",
+            "name",
+            "qualname",
+            "start_line",
+            "end_line",
+            "language",
+        )
+        for version, *span in rows:
+            out.setdefault(version, []).append(_Span(*span))
+    for spans in out.values():
+        spans.sort(key=lambda s: (s.kind not in DEFINITION_KINDS, s.end - s.start))
+    return out
+
+
+def _symbol_matches(span: _Span, symbols: tuple[str, ...]) -> bool:
+    for symbol in symbols:
+        if any(c in symbol for c in "*?["):
+            if fnmatch.fnmatchcase(span.name, symbol) or fnmatch.fnmatchcase(span.qualname, symbol):
+                return True
+        elif symbol in (span.name, span.qualname) or span.qualname.endswith("." + symbol):
+            return True
+    return False
+
+
+def _kept(spans: list[_Span], line: int, parsed: ParsedQuery, kinds: tuple[str, ...]) -> bool:
+    around = [s for s in spans if s.start <= line <= s.end]
+    if kinds and not any(s.kind in kinds for s in around):
+        return False
+    return not parsed.symbols or any(_symbol_matches(s, parsed.symbols) for s in around)
+
+
+def _innermost(spans: list[_Span], line: int) -> _Span | None:
+    return next((s for s in spans if s.start <= line <= s.end), None)
+
+
+def _definitions(run: IndexRun, files, allowed, parsed: ParsedQuery, kinds) -> list[_Match]:
+    """`symbol:` alone: the first line of each unit of that name."""
+    units = CodeUnit.objects.filter(file_version__runs=run.pk)
+    if allowed is not None:
+        units = units.filter(file_version_id__in=allowed)
+    if kinds:
+        units = units.filter(kind__in=kinds)
+    plain = [s for s in parsed.symbols if not any(c in s for c in "*?[")]
+    if len(plain) == len(parsed.symbols):
+        tails = [s.rsplit(".", 1)[-1] for s in plain]
+        units = units.filter(name__in=tails)
+    rows = units.values_list(
+        "file_version_id", "pk", "kind", "name", "qualname", "start_line", "end_line", "language"
+    )
+    out = []
+    for version, *fields in rows:
+        span = _Span(*fields)
+        if _symbol_matches(span, parsed.symbols):
+            out.append(_Match(version, span.start, "", []))
+    return out
+
+
+def _line_texts(wanted: dict[int, set[int]]) -> dict[tuple[int, int], str]:
+    """The text of the (file version, line) pairs asked for, from the chunks that hold them."""
+    out: dict[tuple[int, int], str] = {}
+    span = exact_index.CHUNK_LINES
+    for version, lines in wanted.items():
+        chunks = ExactChunk.objects.filter(
+            file_version_id=version,
+            first_line__gte=max(1, min(lines) - span),
+            first_line__lte=max(lines),
+        ).values_list("first_line", "text")
+        for first, text in chunks:
+            for offset, line in enumerate(exact_index.file_lines(text)):
+                if first + offset in lines:
+                    out[(version, first + offset)] = line
+    return out
+
+
+def _with_context(
+    matches: list[_Match], context: int
+) -> list[tuple[_Match, str, list[str], list[str]]]:
+    """Each match with its line's text and up to `context` lines before and after it."""
+    wanted: dict[int, set[int]] = {}
+    for m in matches:
+        wanted.setdefault(m.version, set()).update(
+            range(max(1, m.line - context), m.line + context + 1)
+        )
+    texts = _line_texts(wanted)
+    out = []
+    for m in matches:
+        before = [
+            texts[(m.version, n)]
+            for n in range(m.line - context, m.line)
+            if (m.version, n) in texts
+        ]
+        after = []
+        for n in range(m.line + 1, m.line + context + 1):
+            if (m.version, n) not in texts:
+                break  # the end of the file
+            after.append(texts[(m.version, n)])
+        out.append((m, m.text or texts.get((m.version, m.line), ""), before, after))
+    return out
+
+
+def _meaning_order(repository, parsed: ParsedQuery, filters: SearchFilters) -> dict[int, int]:
+    """Unit id -> rank by the free words, as the ordinary search ranks them."""
+    from search.services import search
+
+    filters = replace(filters, kinds=tuple(parsed.kinds) or filters.kinds)
+    ranked = search(
+        repository=repository, query=parsed.words, k=search_config()["MAX_K"], filters=filters
+    )
+    return {r.unit.pk: r.rank for r in ranked.results}
+
+
+def exact_search(
+    *,
+    repository: Repository,
+    parsed: ParsedQuery,
+    filters: SearchFilters | None = None,
+    k: int = 10,
+    limit: int | None = None,
+    mode: str = "fast",
+) -> SearchResponse:
+    """The lines of `repository` that match every pattern of `parsed` (or the definitions its
+    `symbol:` names), at most `limit` shown, with the units around them as results."""
+    import time
+
+    started = time.perf_counter()
+    filters = filters or SearchFilters()
+    config = exact_config()
+    limit = min(limit or config["MAX_HITS"], config["MAX_HITS"])
+    run = active_generation(repository=repository)
+    if run is None:
+        raise SearchError(f"repository {repository.name!r} has no finished index yet")
+    files = _generation_files(run.pk)
+    allowed = _allowed_versions(files, parsed, filters)
+    kinds = tuple(parsed.kinds) or filters.kinds
+    notices: list[str] = []
+    compiled = [compile_pattern(p) for p in parsed.patterns]
+    lookup = combined([required_literals(p) for p in parsed.patterns])
+    narrowed, scanned_all, stopped = "trigram index", True, False
+    matches: list[_Match] = []
+    count_to = config["MAX_COUNT"]
+    if not compiled:
+        matches = _definitions(run, files, allowed, parsed, kinds)
+        narrowed = "definitions"
+    elif lookup is not None:
+        rows = exact_index.candidates(run_id=run.pk, lookup=lookup, version_ids=allowed)
+        stopped = _matches(rows, compiled, [_chunk_pattern(c) for c in compiled], count_to, matches)
+    else:
+        narrowed = "bounded scan"
+        budget = config["SCAN_CHARS"]
+        read = 0
+        chunk_patterns = [_chunk_pattern(c) for c in compiled]
+        for batch in exact_index.scan(run_id=run.pk, max_chars=budget, version_ids=allowed):
+            read += sum(len(row[3]) for row in batch)
+            if _matches(batch, compiled, chunk_patterns, count_to, matches):
+                stopped = True
+                break
+        else:
+            scanned_all = read < budget
+        notices.append(
+            "no three characters of the pattern can be looked up in the trigram index: the "
+            + (
+                "files were read one by one"
+                if scanned_all
+                else f"first {read:,} characters of the files were read, and the rest was not"
+            )
+        )
+    if (parsed.symbols or kinds) and compiled:
+        spans = _spans({m.version for m in matches})
+        matches = [m for m in matches if _kept(spans.get(m.version, []), m.line, parsed, kinds)]
+    matches.sort(key=lambda m: (files.get(m.version, ""), m.line))
+    if parsed.words:
+        ranks = _meaning_order(repository, parsed, filters)
+        spans = _spans({m.version for m in matches})
+
+        def meaning(m: _Match) -> int:
+            around = [s.pk for s in spans.get(m.version, []) if s.start <= m.line <= s.end]
+            return min((ranks[pk] for pk in around if pk in ranks), default=len(ranks) + 1)
+
+        matches.sort(key=meaning)  # stable: file and line order among equals
+    shown = matches[:limit]
+    spans = _spans({m.version for m in shown})
+    inner = {id(m): _innermost(spans.get(m.version, []), m.line) for m in shown}
+    units = generation_units(run, {s.pk for s in inner.values() if s is not None})
+    hits = []
+    for m, text, before, after in _with_context(shown, config["CONTEXT_LINES"]):
+        span = inner[id(m)]
+        path = files.get(m.version, "")
+        hits.append(
+            LineHit(
+                repository=repository.name,
+                path=path,
+                line=m.line,
+                text=text,
+                ranges=m.ranges,
+                before=before,
+                after=after,
+                unit=units.get(span.pk) if span else None,
+                language=(span.language if span else kind_for_path(path)) or "",
+            )
+        )
+    per_file: dict[int, int] = {}
+    for m in matches:
+        per_file[m.version] = per_file.get(m.version, 0) + 1
+    lines = ExactLines(
+        patterns=[p.shown for p in parsed.patterns] + [f"symbol:{s}" for s in parsed.symbols],
+        hits=hits,
+        total=len(matches),
+        files=[(repository.name, files.get(v, ""), n) for v, n in per_file.items()],
+        limit=limit,
+        counted_all=not stopped,
+        narrowed_by=narrowed,
+        scanned_all=scanned_all,
+    )
+    if lines.limit_reached:
+        more = "at least " if stopped else ""
+        notices.append(
+            f"{more}{plural(lines.total, 'matching line')}: the first {len(hits)} are shown"
+        )
+    if not matches and not ExactChunk.objects.filter(file_version__runs=run.pk).exists():
+        notices.append(
+            f"{repository.name!r} was indexed before exact search (or with it off): "
+            "re-index it to search its lines"
+        )
+    response = SearchResponse(
+        query=" ".join(lines.patterns + ([parsed.words] if parsed.words else [])),
+        mode=mode,
+        mode_used="exact",
+        results=_unit_results(hits, repository.name, k),
+        notices=notices,
+        ordered_by="meaning" if parsed.words else "path",
+        lines=lines,
+    )
+    response.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
+    return response
+
+
+def _unit_results(hits: list[LineHit], repository: str, k: int) -> list[SearchResult]:
+    """The units the shown lines lie in, in the lines' order: what every client already shows."""
+    counts: dict[int, int] = {}
+    units: dict[int, CodeUnit] = {}
+    for hit in hits:
+        if hit.unit is not None:
+            counts[hit.unit.pk] = counts.get(hit.unit.pk, 0) + 1
+            units.setdefault(hit.unit.pk, hit.unit)
+    results = []
+    for rank, (pk, unit) in enumerate(list(units.items())[:k], start=1):
+        results.append(
+            SearchResult(
+                rank,
+                unit,
+                float(counts[pk]),
+                {"exact": rank},
+                reason=f"{plural(counts[pk], 'matching line')} inside",
+                comparable=float(counts[pk]),
+                repository=repository,
+            )
+        )
+    return results
