@@ -1,0 +1,55 @@
+"""The one-run measurement of a question set: which rows it runs, and the summary it writes from
+the paired comparisons (the deciding file figure per repository, the span figure beside)."""
+
+import pytest
+
+from benchmarks.bench_questions import chosen_set, summary_markdown
+from benchmarks.questions import compare
+
+
+def report(values: dict[str, tuple[float, float]]) -> dict:
+    """Rows `<corpus>-<n>` in Go, each with its (file, span) NDCG@10."""
+    return {
+        "per_query": [
+            {
+                "id": query_id,
+                "corpus": query_id.split("-")[0],
+                "language": "go",
+                "metrics": dict.fromkeys(("success@1", "success@10", "mrr"), span)
+                | {"ndcg@10": span, "first_file_ndcg@10": file},
+            }
+            for query_id, (file, span) in values.items()
+        ]
+    }
+
+
+def test_the_summary_gives_each_system_per_repository_and_phase_1s_differences():
+    phase1 = report({"fzf-1": (1.0, 0.5), "fzf-2": (1.0, 0.5), "cli-1": (0.0, 1.0)})
+    semble = report({"fzf-1": (0.5, 0.5), "fzf-2": (0.5, 0.5), "cli-1": (0.5, 0.0)})
+    bm25 = report({"fzf-1": (0.0, 0.0), "fzf-2": (0.0, 0.0), "cli-1": (0.0, 0.0)})
+    table = summary_markdown(compare(semble, phase1), compare(bm25, phase1))
+    lines = table.splitlines()
+    assert [line.split(" | ")[0] for line in lines[2:]] == ["| all", "| go"]
+    # Per repository: phase 1 (1.0 + 0.0) / 2, semble 0.5, BM25 0; spans 0.75 / 0.25 / 0. No
+    # spread within a repository, so no interval; beyond the noise in bold.
+    assert lines[2].startswith(
+        "| all | 3 | 2 | 0.500 | 0.500 | 0.000 | +0.000 [+0.000, +0.000] "
+        "| **+0.500 [+0.500, +0.500]** |"
+    )
+    assert "| 0.750 / 0.250 / 0.000 |" in lines[2]
+
+
+def test_only_the_named_rows_are_run_with_their_manifest(tmp_path):
+    rows = tmp_path / "large" / "dev"
+    rows.mkdir(parents=True)
+    for name in ("git", "rocksdb", "cargo"):
+        (rows / f"{name}.jsonl").write_text("{}\n")
+    (tmp_path / "large" / "corpora.json").write_text("{}")
+    assert chosen_set(rows, None, tmp_path) == rows
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    chosen = chosen_set(rows, ["git", "cargo"], scratch)
+    assert sorted(p.name for p in chosen.iterdir()) == ["cargo.jsonl", "git.jsonl"]
+    assert (chosen.parent / "corpora.json").resolve() == tmp_path / "large" / "corpora.json"
+    with pytest.raises(SystemExit, match="no rows etcd"):
+        chosen_set(rows, ["etcd"], tmp_path / "other")
