@@ -116,6 +116,9 @@ class IssueForm(_VisibleRepositories):
         data = super().clean()
         if not data.get("repo"):
             raise forms.ValidationError("pick the repository to look in")
+        # A browser sends a text box's line breaks as CRLF: counted as one, as the page counts
+        # them against the limit (and as the API's clients send them).
+        data["issue"] = (data.get("issue") or "").replace("\r\n", "\n")
         try:
             self.request = search_params(
                 {name: data.get(name) for name in ("issue", "k", "exclude_tests")}, LOCATE_PARAMS

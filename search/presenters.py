@@ -203,6 +203,42 @@ def result_for_page(result: SearchResult, query: str) -> dict[str, Any]:
     }
 
 
+def _shown_lines(item: dict[str, Any]) -> set[int]:
+    """The file lines a unit's code shows on the page: its signature line and window when
+    folded, else the whole unit."""
+    unit, chosen = item["unit"], item["excerpt"]
+    if item["folded"]:
+        return {chosen.signature_line, *range(chosen.start_line, chosen.end_line + 1)}
+    return set(range(unit.start_line, unit.end_line + 1))
+
+
+def located_file_for_page(file, focus: str) -> dict[str, Any]:
+    """A located file as the page shows it: each of its lines' code once. A unit whose shown
+    lines another of the file's units shows too (a class whose best lines are its method's)
+    keeps its name and says where they are; the innermost unit keeps the code."""
+    items = [result_for_page(r, focus) for r in file.units]
+    shown = [_shown_lines(item) for item in items]
+
+    def size(i: int) -> int:
+        return items[i]["unit"].end_line - items[i]["unit"].start_line
+
+    order = sorted(range(len(items)), key=lambda i: (size(i), i))
+    kept: list[int] = []
+    for i in order:
+        owner = next((j for j in kept if shown[i] & shown[j]), None)
+        if owner is None:
+            kept.append(i)
+            continue
+        lines = sorted(shown[i] & shown[owner])
+        items[i]["shown_with"] = {
+            "unit": items[owner]["unit"],
+            "first": lines[0],
+            "last": lines[-1],
+            "where": "above" if owner < i else "below",
+        }
+    return {"rank": file.rank, "path": file.path, "reasons": file.reasons, "units": items}
+
+
 def freshness_as_dict(repository: Repository) -> dict[str, Any]:
     """What the API and MCP say of how current a repository's index is."""
     active = repository.active_run

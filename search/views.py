@@ -26,12 +26,18 @@ from indexing.sync import webhook_secret_rotate
 from indexing.webhooks import PROVIDERS
 from search.across import search_across
 from search.errors import search_unavailable_message
+from search.exact_presenters import lines_for_page
 from search.file_groups import group_by_file
 from search.filters import SearchFilters
 from search.forms import IndexRepositoryForm, IssueForm, SearchForm, SimilarCodeForm
 from search.highlight import stylesheet
 from search.jobs import SearchJobRequest, job_owner, job_state, start_search_job
-from search.presenters import lead_notices, result_for_page, stage_timings
+from search.presenters import (
+    lead_notices,
+    located_file_for_page,
+    result_for_page,
+    stage_timings,
+)
 from search.ratelimit import client_address, llm_open, search_refusal
 from search.services import SearchError
 from search.similar import code_query, similar_across, unit_for_similar
@@ -116,6 +122,8 @@ def search_page(request):
             )
             context["nothing_to_read"] = lead_notices(response, repositories=repositories)
             context["response"] = response
+            if response.lines is not None:
+                context["exact"] = lines_for_page(response.lines)
             context["results"] = [result_for_page(r, response.query) for r in response.results]
             if data.get("group") == "file":
                 context["files"] = group_by_file(response.results)
@@ -146,6 +154,13 @@ def _form_refused(request, form, context: dict):
     return response
 
 
+def _search_form_keeping(request) -> SearchForm:
+    """The search form above another form's answer, with the repository that form was sent
+    with chosen: people go on searching where they just looked."""
+    data = request.POST if request.method == "POST" else request.GET
+    return SearchForm(user=request.user, initial={"repo": data.get("repo") or None})
+
+
 @require_POST
 def locate_page(request):
     """Paste an issue, get the files to change (`search.locate`), on the search page."""
@@ -153,7 +168,7 @@ def locate_page(request):
 
     form = IssueForm(request.POST, user=request.user)
     context = {
-        "form": SearchForm(user=request.user),
+        "form": _search_form_keeping(request),
         "issue_form": form,
         "located": None,
         "error": "",
@@ -177,15 +192,7 @@ def locate_page(request):
         "located": located,
         "repository": repository,
         "clue_summary": clue_summary(located.clues),
-        "located_files": [
-            {
-                "rank": f.rank,
-                "path": f.path,
-                "reasons": f.reasons,
-                "units": [result_for_page(r, focus) for r in f.units],
-            }
-            for f in located.files
-        ],
+        "located_files": [located_file_for_page(f, focus) for f in located.files],
     }
     return render(request, "search/search.html", context)
 
@@ -196,7 +203,7 @@ def similar_page(request):
         request.POST if request.method == "POST" else request.GET, user=request.user
     )
     context = {
-        "form": SearchForm(user=request.user),
+        "form": _search_form_keeping(request),
         "similar_form": form,
         "response": None,
         "results": [],
