@@ -4,6 +4,9 @@
     reporift search NAME "QUERY" [--k 10] [--mode fast|full] [--json] [--files PATH]
                     [--kind KIND] [--lang LANG] [--exclude-tests]
                                                       or: reporift search --path DIR "QUERY"
+    reporift grep NAME PATTERN [-F] [-i] [--words W] [--limit 100] [--group file] [--json]
+                  [--files PATH] [--lang LANG]      matching lines, each in its function
+                                                      or: reporift grep --path DIR PATTERN
     reporift locate NAME --issue FILE [--k 10] [--json]    an issue's files to change (or stdin;
                                                       or: reporift locate --path DIR --issue FILE)
     reporift evaluate DATASET [--format ...] [--ablate] [--out report.json]
@@ -15,8 +18,9 @@
     reporift serve [--bind 127.0.0.1:8000] [--workers 1] [--threads 8]
 
 Each takes exactly the options of the management command it names (`reporift search --help`).
-`reporift search` is answered by a warm server process that the first search starts and that
-exits after 15 idle minutes (reporift.cli_server says why); REPORIFT_CLI_SERVER=0 turns it off.
+`reporift search` and `reporift grep` are answered by a warm server process that the first search
+starts and that exits after 15 idle minutes (reporift.cli_server says why); REPORIFT_CLI_SERVER=0
+turns it off.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ READY_WAIT_S = 60.0
 def _served(name: str, rest: list[str]) -> bool:
     """Answered by the warm server: searches, and issues read from a file (the server does not
     see this process's standard input)."""
-    if name == "search":
+    if name in ("search", "grep"):
         return True
     return name == "locate" and "--issue" in rest and rest[rest.index("--issue") + 1 :][:1] != ["-"]
 

@@ -22,6 +22,7 @@ DJANGO_OPTIONS = {
 COMMANDS = {
     "index": "index_repo",
     "search": "search",
+    "grep": "grep",
     "locate": "locate",
     "evaluate": "evaluate",
     "mcp": "mcp",

@@ -23,6 +23,7 @@ from indexing.selectors import (
 from indexing.services import IndexingError, index_run_start, repository_delete, repository_submit
 from search.across import search_across
 from search.errors import search_unavailable_message
+from search.exact_presenters import lines_for_api
 from search.file_groups import grouped_results
 from search.params import (
     LOCATE_PARAMS,
@@ -124,6 +125,45 @@ class FileOut(Schema):
     units: list[ResultOut]
 
 
+class LineUnitOut(Schema):
+    unit_id: int
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+
+
+class LineHitOut(Schema):
+    repository: str
+    path: str
+    line: int  # 1-based, as in the file
+    text: str
+    ranges: list[list[int]]  # each match's [start, end) in the line's characters
+    before: list[str]  # up to two lines of context before, nearest last
+    after: list[str]
+    language: str
+    unit: LineUnitOut | None  # the innermost function, method or class around the line
+
+
+class LineFileOut(Schema):
+    repository: str
+    path: str
+    count: int  # its matching lines, all of them (not only those shown)
+    hits: list[LineHitOut] | None = None  # with group=file
+
+
+class LinesOut(Schema):
+    patterns: list[str]
+    total: int  # matching lines in all (or the count's cap when counted_all is false)
+    counted_all: bool
+    limit: int
+    limit_reached: bool
+    narrowed_by: str  # "trigram index", "bounded scan" (no trigram to look up), "definitions"
+    scanned_all: bool  # false: a bounded scan stopped at its budget
+    hits: list[LineHitOut]
+    files: list[LineFileOut]
+
+
 class SearchOut(Schema):
     query: str
     mode: str
@@ -133,6 +173,8 @@ class SearchOut(Schema):
     timings_ms: dict[str, float]
     results: list[ResultOut]
     files: list[FileOut] | None = None  # with group=file
+    # A query with a "literal", a /pattern/ or symbol: (exact search): the matching lines.
+    lines: LinesOut | None = None
 
 
 SEARCH_RESPONSES = {
@@ -235,13 +277,24 @@ def _answered(request, params, ask, *, similar: bool = False, code: bool):
     out = response_for_api(response, code=code)
     if checked.values.get("group") == "file":
         out["files"] = grouped_results(out["results"])
+    if response.lines is not None:
+        out["lines"] = lines_for_api(response.lines, group=checked.values.get("group", "unit"))
     return 200, out
 
 
 @api.get("/search", response=SEARCH_RESPONSES)
 def api_search(request, params: Query[SearchParams]):
     """Rank the units of a repository for a natural-language query, best first. Anonymous
-    callers see public repositories; a session or bearer token adds the caller's own."""
+    callers see public repositories; a session or bearer token adds the caller's own.
+
+    The query box's syntax: `"exact text"` (a literal; `\\"` for a quote inside), `/regex/` or
+    `/regex/i` (RE2 syntax, linear time; `\\/` for a slash), `path:DIR` and `-path:DIR` (a
+    folder prefix or a glob), `lang:go`, `kind:method`, `symbol:NAME`, and free words. A
+    literal, a pattern or a symbol makes the search exact: `lines` holds the matching lines
+    (each with its line number, context, the function, method or class around it, and the
+    matches' ranges), up to `limit`, with the count per file and in total; `results` are the
+    units they lie in; the free words order them by meaning. A mistake in the syntax is a 400
+    that says at which character."""
 
     def ask(repositories, checked: SearchRequest):
         return search_across(repositories=repositories, **checked.search_arguments())

@@ -50,6 +50,7 @@ def checked(arguments: dict[str, Any], *, similar: bool = False):
         "exclude_tests": arguments.get("exclude_tests"),
         "lang": arguments.get("languages"),
         "group": arguments.get("group"),
+        "limit": arguments.get("limit"),
     }
     try:
         return search_params(raw, SIMILAR_PARAMS if similar else SEARCH_PARAMS)
@@ -109,7 +110,35 @@ def search(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
         from search.file_groups import grouped_results
 
         out["files"] = grouped_results(out["results"])
+    if response.lines is not None:
+        from search.exact_presenters import lines_for_api
+
+        out["lines"] = lines_for_api(response.lines, group=request_["group"])
     return out
+
+
+def grep(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:
+    """grep_code: the pattern spelt in the search box's syntax and searched as search_code
+    would search it, so both (and the API, and `reporift grep`) give the same lines."""
+    from search.query_syntax import grep_query
+    from search.services import SearchError
+
+    try:
+        query = grep_query(
+            arguments["pattern"],
+            fixed=arguments["fixed_strings"],
+            ignore_case=arguments["ignore_case"],
+            words=arguments["words"],
+        )
+    except SearchError as exc:
+        raise ToolError(str(exc)) from exc
+    out = search(scope, user, request, {**arguments, "query": query, "k": 10, "mode": "fast"})
+    return {
+        "repositories": out["repositories"],
+        "query": query,
+        "notices": out["notices"],
+        "lines": out["lines"],
+    }
 
 
 def locate(scope, user, request, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """RepoRift for coding agents: an MCP server (the official `mcp` SDK's FastMCP, 1.x: CrewAI pins
-`mcp<2`) with six tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
+`mcp<2`) with seven tools, served over stdio (`manage.py mcp --user NAME`) and over streamable
 HTTP at `/mcp` of the web app (`search.mcp_http`).
 
 Every tool acts as one caller with exactly the JSON API's visibility: anonymous callers see
@@ -33,8 +33,11 @@ frame, a name it defines, an error message it raises) and its best units. Result
 methods and classes with their file, line span and a short excerpt; fetch a whole unit or a
 file's lines with get_code; find code that does what a snippet or a found unit does with
 find_similar_code; see what a found unit does when called with run_example (an LLM writes and
-runs a short example in a sandbox). Fast mode answers in well under a second; full mode asks an
-LLM and can take many seconds."""
+runs a short example in a sandbox). For an exact string or a regular expression (an error
+message, a config key, `fetch_\\w+_async`) call grep_code: it answers from an index in
+milliseconds with each matching line, its line number and the function around it; search_code
+takes the same syntax in its query ("exact text", /regex/i, path:, lang:, kind:, symbol:). Fast
+mode answers in well under a second; full mode asks an LLM and can take many seconds."""
 
 # What identifies the caller of a tool call: a user, or None for an anonymous caller. It raises
 # ToolError when the caller must be refused.
@@ -142,6 +145,44 @@ def build_server(
             "languages": languages or [],
         }
         return await searched(ctx, actions.search, arguments)
+
+    @server.tool()
+    async def grep_code(
+        pattern: str,
+        ctx: Context,
+        repository: str = "",
+        repositories: list[str] | None = None,
+        fixed_strings: bool = False,
+        ignore_case: bool = False,
+        path: str = "",
+        languages: list[str] | None = None,
+        words: str = "",
+        limit: int = 100,
+        group: str = "unit",
+    ) -> dict[str, Any]:
+        """Find the lines that match a regular expression (RE2 syntax, as ripgrep reads it:
+        `fetch_\\w+_async`, `^\\s*@deprecated`), or a literal string with
+        `fixed_strings=true`, in `repository`, several (`repositories`), or every repository
+        you may see. Each hit has its path, line number, text, the matches' character ranges,
+        two lines of context and the function, method or class around it (qualname and line
+        span, for get_code). `lines.files` counts the matching lines per file and `lines.total`
+        in all; at most `limit` lines (up to 500) are returned and `limit_reached` says when
+        there were more. `path` keeps files under a folder prefix or matching a glob,
+        `languages` those languages; `words` orders the lines by what they mean (the units a
+        search for those words ranks first come first). `group="file"` nests each file's
+        lines in `lines.files`."""
+        arguments = {
+            "repositories": [repository] if repository else list(repositories or []),
+            "pattern": pattern,
+            "fixed_strings": fixed_strings,
+            "ignore_case": ignore_case,
+            "words": words,
+            "limit": limit,
+            "path": path,
+            "group": group,
+            "languages": languages or [],
+        }
+        return await searched(ctx, actions.grep, arguments)
 
     @server.tool()
     async def locate_files(

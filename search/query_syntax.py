@@ -14,6 +14,7 @@ filter an ordinary search. A mistake is a `QuerySyntaxError` that says where it 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import re2
@@ -212,7 +213,8 @@ def _slashed(query: str, start: int) -> tuple[str, bool, int] | None:
 
 
 def _regex_body(query: str, start: int, end: int) -> str:
-    body = query[start + 1 : end].replace("\\/", "/")
+    # "\/" is a slash; every other escape is RE2's to read.
+    body = re.sub(r"\\(.)", lambda m: m[1] if m[1] == "/" else m[0], query[start + 1 : end])
     if not body:
         raise QuerySyntaxError("an empty regular expression", query=query, position=start)
     return body
@@ -237,3 +239,33 @@ def _kinds(values: list[str], query: str) -> tuple[str, ...]:
                 position=query.find(f"kind:{value}"),
             )
     return tuple(dict.fromkeys(v.lower() for v in values))
+
+
+def pattern_query(pattern: str, *, fixed: bool = False, ignore_case: bool = False) -> str:
+    """The box's spelling of one pattern (what `grep` and MCP's grep_code take apart), so that
+    they ask exactly what the same query typed in the box asks."""
+    if fixed and not ignore_case:
+        return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    body = re2.escape(pattern) if fixed else pattern
+    # Every slash not already escaped is escaped, so that it does not end the expression.
+    body = re.sub(r"\\.|/", lambda m: "\\/" if m[0] == "/" else m[0], body, flags=re.S)
+    return f"/{body}/" + ("i" if ignore_case else "")
+
+
+def grep_query(
+    pattern: str, *, fixed: bool = False, ignore_case: bool = False, words: str = ""
+) -> str:
+    """What `reporift grep` and MCP's grep_code ask: one pattern (checked by RE2 first, so a bad
+    one is named as typed), then the words that order its lines."""
+    if not pattern:
+        raise QuerySyntaxError("the pattern is empty", query=pattern, position=0)
+    if not fixed:
+        compile_pattern(Pattern(pattern, regex=True, ignore_case=ignore_case, position=-1))
+    if "\n" in pattern:
+        raise QuerySyntaxError(
+            "a pattern matches within one line: it cannot hold a line break",
+            query=pattern,
+            position=pattern.index("\n"),
+        )
+    query = pattern_query(pattern, fixed=fixed, ignore_case=ignore_case)
+    return f"{query} {words}".strip()

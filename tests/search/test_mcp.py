@@ -32,6 +32,7 @@ TOOLS = {
     "find_similar_code",
     "run_example",
     "locate_files",
+    "grep_code",
 }
 # A copy of shop.text.slugify_title with every name changed.
 RENAMED_SLUGIFY = 'def make_slug(heading):\n    return "-".join(heading.lower().split())\n'

@@ -123,6 +123,10 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         for notice in response.notices:
             self.stderr.write(f"note: {notice}")
+        if response.lines is not None:
+            # A "literal", /pattern/ or symbol: the matching lines, as `reporift grep` gives them.
+            self._lines(response, as_json=as_json)
+            return
         rows = [result_for_api(r, response.query) for r in response.results]
         if as_json:
             self.stdout.write(_json_dumps(rows))
@@ -138,6 +142,21 @@ class Command(BaseCommand):
         self.stderr.write(
             f"{response.mode_used} mode, phase {response.index_phase}, "
             f"{response.timings_ms['total']:.0f} ms"
+        )
+
+    def _lines(self, response, *, as_json) -> None:
+        from search.exact_presenters import hit_as_dict
+
+        hits = response.lines.hits
+        if as_json:
+            self.stdout.write(_json_dumps([hit_as_dict(h) for h in hits]))
+        for hit in [] if as_json else hits:
+            where = f"    [{hit.unit.qualname}]" if hit.unit is not None else ""
+            self.stdout.write(f"{hit.path}:{hit.line}:{hit.text}{where}")
+        self.stdout.flush()
+        self.stderr.write(
+            f"{response.lines.total} matching lines, {len(hits)} shown "
+            f"({response.lines.narrowed_by}), {response.timings_ms['total']:.0f} ms"
         )
 
 
