@@ -96,7 +96,7 @@ sandbox:
 # The whole suite on the embedded defaults (SQLite file, embedded Chroma), then the tests that
 # exercise the database hardest once more on the local PostgreSQL.
 PG_URL ?= postgres://postgres@127.0.0.1:5432/reporift
-PG_TESTS := tests/indexing/test_services.py tests/indexing/test_unit_rows.py tests/indexing/test_celery_worker.py tests/security/test_faults.py tests/security/test_visibility.py tests/search/test_services.py
+PG_TESTS := tests/indexing/test_services.py tests/indexing/test_unit_rows.py tests/indexing/test_celery_worker.py tests/security/test_faults.py tests/security/test_visibility.py tests/search/test_services.py tests/search/test_exact.py
 
 test: $(STAMP) browser sandbox
 	$(PY) -m pytest

@@ -24,9 +24,31 @@ class RepositoryAdmin(admin.ModelAdmin):
     list_filter = ("source_kind", "is_public")
     search_fields = ("name", "source")
     raw_id_fields = ("owner", "active_run")
-    readonly_fields = ("last_checked_at", "last_check_error", "sync_failures", "next_check_at")
+    readonly_fields = (
+        "last_checked_at",
+        "last_check_error",
+        "sync_failures",
+        "next_check_at",
+        "exact_index",
+    )
     exclude = ("webhook_secret",)  # shown once to its owner, never on an admin page
     actions = ("reindex", "sync_now", "delete_with_vectors")
+
+    @admin.display(description="exact index")
+    def exact_index(self, repository):
+        """The lines exact search reads (indexing.exact_index), and their room on disk."""
+        from django.template.defaultfilters import filesizeformat
+
+        from indexing.exact_index import index_size
+
+        size = index_size(repository_id=repository.pk)
+        if size["bytes_on_disk"] < 0:
+            return f"{size['chunks']:,} chunks, {size['text_chars']:,} characters"
+        return (
+            f"{size['chunks']:,} chunks, {size['text_chars']:,} characters, about "
+            f"{filesizeformat(size['bytes_on_disk'])} on disk (all repositories: "
+            f"{filesizeformat(size['all_bytes_on_disk'])})"
+        )
 
     @admin.display(description="sync")
     def sync_state(self, repository):

@@ -204,8 +204,11 @@ def _only(version_ids: Sequence[int] | None) -> tuple[str, list[int]]:
 
 
 def index_size(*, repository_id: int | None = None) -> dict[str, int]:
-    """The exact index's bytes on disk (the chunks' table and its trigram index, every
-    repository's), and this repository's chunks and characters of text in them."""
+    """The exact index's bytes on disk: the chunks' table with its trigram index, for every
+    repository (`all_bytes_on_disk`); with `repository_id`, that repository's chunks and
+    characters in its active generation and its share of the bytes (`bytes_on_disk`, in
+    proportion to its characters: the engines do not count bytes per row). -1 where the engine
+    cannot say (an SQLite built without its dbstat table)."""
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             try:
@@ -214,20 +217,22 @@ def index_size(*, repository_id: int | None = None) -> dict[str, int]:
                     ["indexing_exactchunk%"],
                 )
                 disk = int(cursor.fetchone()[0])
-            except Exception:  # an SQLite built without the dbstat table
+            except Exception:
                 disk = -1
         else:
             cursor.execute("SELECT pg_total_relation_size('indexing_exactchunk')")
             disk = int(cursor.fetchone()[0])
-        out = {"bytes_on_disk": disk}
-        if repository_id is not None:
-            cursor.execute(
-                "SELECT COUNT(*), COALESCE(SUM(LENGTH(c.text)), 0) FROM indexing_exactchunk c "
-                "JOIN indexing_repository r ON r.active_run_id IS NOT NULL "
-                f"JOIN {MEMBERSHIP} m ON m.fileversion_id = c.file_version_id "
-                "AND m.indexrun_id = r.active_run_id WHERE r.id = %s",
-                [repository_id],
-            )
-            chunks, chars = cursor.fetchone()
-            out |= {"chunks": int(chunks), "text_chars": int(chars)}
-    return out
+        out = {"all_bytes_on_disk": disk}
+        if repository_id is None:
+            return out
+        cursor.execute(
+            "SELECT COUNT(*), COALESCE(SUM(LENGTH(c.text)), 0) FROM indexing_exactchunk c "
+            f"JOIN {MEMBERSHIP} m ON m.fileversion_id = c.file_version_id "
+            "JOIN indexing_repository r ON m.indexrun_id = r.active_run_id WHERE r.id = %s",
+            [repository_id],
+        )
+        chunks, chars = (int(v) for v in cursor.fetchone())
+        cursor.execute("SELECT COALESCE(SUM(LENGTH(text)), 0) FROM indexing_exactchunk")
+        every = int(cursor.fetchone()[0])
+    share = round(disk * chars / every) if every and disk >= 0 else (0 if disk >= 0 else -1)
+    return out | {"chunks": chunks, "text_chars": chars, "bytes_on_disk": share}

@@ -433,6 +433,26 @@ def api_latest_run(request, name: str):
     return 200, run_out(run)
 
 
+class ExactIndexOut(Schema):
+    repository: str
+    chunks: int  # runs of up to 32 lines of its files, under the trigram index
+    text_chars: int
+    bytes_on_disk: int  # its share of the exact index's bytes (by its characters); -1: unknown
+    all_bytes_on_disk: int  # the exact index of every repository: the table and its index
+
+
+@api.get("/repos/{name}/exact-index", response={200: ExactIndexOut, 401: ErrorOut, 404: ErrorOut})
+def api_exact_index(request, name: str):
+    """How much the exact index (the lines that literals and regular expressions search) holds
+    of a repository's active generation, and its size on disk."""
+    from indexing.exact_index import index_size
+
+    repository, error = visible_repository(request, name)
+    if error:
+        return error
+    return 200, {"repository": repository.name, **index_size(repository_id=repository.pk)}
+
+
 @api.delete("/repos/{name}", response={204: None, 403: ErrorOut, 404: ErrorOut}, auth=WRITE_AUTH)
 def api_delete_repository(request, name: str):
     """Delete a repository with its index and vectors (its owner or staff)."""

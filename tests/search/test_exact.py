@@ -290,3 +290,11 @@ def test_deleting_the_repository_removes_its_lines(app):
 def test_exact_search_direct(app):
     response = exact_search(repository=app, parsed=parse_query('"http.retries"'))
     assert lines(response) == [("app/config.py", 4), ("docs/notes.md", 3)]
+
+
+def test_the_index_size_on_disk_is_reported(client, app):
+    body = client.get("/api/repos/app/exact-index").json()
+    assert body["chunks"] == ExactChunk.objects.count() >= len(FILES)
+    assert body["text_chars"] == sum(len(c.text) for c in ExactChunk.objects.all())
+    assert 0 < body["bytes_on_disk"] <= body["all_bytes_on_disk"]
+    assert client.get("/api/repos/nope/exact-index").status_code == 404
