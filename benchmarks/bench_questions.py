@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,23 +97,29 @@ def semble_model(python: str, folder: Path, env: dict[str, str], log: list[str])
 
 
 def chosen_set(rows: Path, only: list[str] | None, scratch: Path) -> Path:
-    """The set, or a folder of links to the named rows' files and its manifest (a set whose
-    corpora are not all fetched yet is measured on those that are)."""
-    if not only:
-        return rows
+    """A copy of the set's rows files (all, or those named) beside a link to its manifest, in
+    `scratch`: the three systems read the same rows though the set is edited meanwhile, and a
+    set whose corpora are not all fetched yet is measured on those that are."""
     files = {f.stem: f for f in sorted(rows.glob("*.jsonl"))}
-    unknown = sorted(set(only) - set(files))
+    unknown = sorted(set(only or ()) - set(files))
     if unknown:
         raise SystemExit(f"no rows {', '.join(unknown)} in {rows}")
+    if not files:
+        raise SystemExit(f"{rows}: no .jsonl files")
     folder = scratch / rows.name
-    folder.mkdir()
-    for name in only:
-        (folder / files[name].name).symlink_to(files[name].resolve())
+    folder.mkdir(parents=True)
+    for name in only or files:
+        shutil.copyfile(files[name], folder / files[name].name)
     for manifest in (rows / "corpora.json", rows.parent / "corpora.json"):
         if manifest.is_file():
             (scratch / "corpora.json").symlink_to(manifest.resolve())
             break
     return folder
+
+
+def rows_digests(folder: Path) -> dict[str, str]:
+    """Which rows were measured: each file's sha256."""
+    return {f.name: _sha256(f) for f in sorted(folder.glob("*.jsonl"))}
 
 
 def _figure(row: dict, key: str, side: str) -> str:
@@ -173,7 +180,8 @@ def run(args: argparse.Namespace) -> dict:
     paths = {s: out / f"{args.name}-{s}-{args.part}.json" for s in ("phase1", "bm25", "semble")}
     log: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-questions-") as scratch:
-        rows = str(chosen_set(args.set, args.only, Path(scratch)))
+        folder = chosen_set(args.set, args.only, Path(scratch))
+        rows, digests = str(folder), rows_digests(folder)
         _run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], env, log)
         evaluate = [sys.executable, "manage.py", "evaluate", rows, "--format", "questions"]
         evaluate += ["--part", args.part, "--phase", "1"]
@@ -200,6 +208,7 @@ def run(args: argparse.Namespace) -> dict:
     summary = {
         "set": str(args.set),
         "only": args.only or [],
+        "rows_sha256": digests,
         "part": args.part,
         "deciding": f"{DECIDING_KEY}, mean of per-repository means",
         "machine": machine_line(),

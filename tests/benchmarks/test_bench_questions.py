@@ -3,7 +3,7 @@ the paired comparisons (the deciding file figure per repository, the span figure
 
 import pytest
 
-from benchmarks.bench_questions import chosen_set, summary_markdown
+from benchmarks.bench_questions import chosen_set, rows_digests, summary_markdown
 from benchmarks.questions import compare
 
 
@@ -39,17 +39,20 @@ def test_the_summary_gives_each_system_per_repository_and_phase_1s_differences()
     assert "| 0.750 / 0.250 / 0.000 |" in lines[2]
 
 
-def test_only_the_named_rows_are_run_with_their_manifest(tmp_path):
+def test_the_rows_are_copied_all_or_those_named_with_their_manifest(tmp_path):
     rows = tmp_path / "large" / "dev"
     rows.mkdir(parents=True)
     for name in ("git", "rocksdb", "cargo"):
-        (rows / f"{name}.jsonl").write_text("{}\n")
+        (rows / f"{name}.jsonl").write_text(f'{{"id": "{name}-001"}}\n')
     (tmp_path / "large" / "corpora.json").write_text("{}")
-    assert chosen_set(rows, None, tmp_path) == rows
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    chosen = chosen_set(rows, ["git", "cargo"], scratch)
+    every = chosen_set(rows, None, tmp_path / "a")
+    assert sorted(p.name for p in every.iterdir()) == ["cargo.jsonl", "git.jsonl", "rocksdb.jsonl"]
+    chosen = chosen_set(rows, ["git", "cargo"], tmp_path / "b")
     assert sorted(p.name for p in chosen.iterdir()) == ["cargo.jsonl", "git.jsonl"]
     assert (chosen.parent / "corpora.json").resolve() == tmp_path / "large" / "corpora.json"
+    # A copy: rows written to the set while it is measured do not reach this run.
+    (rows / "git.jsonl").write_text('{"id": "git-002"}\n')
+    assert (chosen / "git.jsonl").read_text() == '{"id": "git-001"}\n'
+    assert set(rows_digests(chosen)) == {"cargo.jsonl", "git.jsonl"}
     with pytest.raises(SystemExit, match="no rows etcd"):
-        chosen_set(rows, ["etcd"], tmp_path / "other")
+        chosen_set(rows, ["etcd"], tmp_path / "c")
