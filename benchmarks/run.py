@@ -83,6 +83,75 @@ def quality() -> str:
     return "\n".join(lines)
 
 
+# The question sets measured by `make bench-questions`: report name, label, rows.
+FILE_SETS = (
+    ("langs-files", "languages", "benchmarks/questions/languages/dev"),
+    ("questions-files", "Python developer questions", "benchmarks/questions/dev"),
+    ("large-files", "large repositories", "benchmarks/questions/large/dev"),
+)
+KINDS = ("symbol", "behaviour", "architecture")
+
+
+def _paired(figure: dict, *, interval: bool = True) -> str:
+    low, high = figure["ci95"]
+    cell = f"{figure['difference']:+.3f}" + (f" [{low:+.3f}, {high:+.3f}]" if interval else "")
+    return f"**{cell}**" if figure["significant"] else cell
+
+
+def question_files() -> str:
+    """Each question set's deciding figure (file NDCG@10 per repository) for phase 1, semble
+    given our table and BM25, and phase 1 - semble per language, from the comparisons and
+    summaries `benchmarks.bench_questions` writes."""
+    rows, languages, commits = [], [], set()
+    for name, label, rows_dir in FILE_SETS:
+        if not (EVAL / f"{name}-summary-tune.json").is_file():
+            continue
+        summary = report(f"{name}-summary-tune.json")
+        commits.add(summary["commit"][:7])
+        semble = report(f"{name}-compare-semble-tune.json")
+        bm25 = report(f"{name}-compare-bm25-tune.json")
+        ours, theirs = semble["all"]["per_repository"], bm25["all"]["per_repository"]
+        files, spans = ours["first_file_ndcg@10"], ours["ndcg@10"]
+        rows.append(
+            f"| {label} (`{rows_dir}`) | {semble['all']['n_queries']} | {ours['n_repositories']} "
+            f"| {files['new']:.3f} | {files['base']:.3f} "
+            f"| {theirs['first_file_ndcg@10']['base']:.3f} | {_paired(files)} "
+            f"| {_paired(theirs['first_file_ndcg@10'])} | {spans['new']:.3f} / "
+            f"{spans['base']:.3f} / {theirs['ndcg@10']['base']:.3f} | {_paired(spans)} |"
+        )
+        by_group = [
+            f"{group} {_paired(row['per_repository']['first_file_ndcg@10'], interval=False)}"
+            for group, row in semble.items()
+            if group != "all"
+        ]
+        languages.append(f"{label}: {', '.join(by_group)}")
+    if not rows:
+        return (
+            "Not measured yet: `make bench-questions` writes `docs/eval/*-files-summary-tune.json`."
+        )
+    return "\n".join(
+        [
+            "**The deciding figure of every question set**: file NDCG@10, a result gaining the "
+            "first time a target's file appears (primary 1, secondary 0.5), averaged per "
+            "repository, then over repositories; intervals resample questions within "
+            "repositories; the span NDCG@10 (the same averaging) beside it (guide: "
+            '`benchmarks/questions/README.md`, "Scoring"). Phase 1 (`evaluate --phase 1`), BM25 '
+            "alone (`--stages S4`) on the same index, semble 0.7.0 given our static table, one "
+            "run per set: `make bench-questions SET=<rows> SEMBLE=...` (`python -m "
+            f"benchmarks.bench_questions`), 2 cores, commit {', '.join(sorted(commits))}, "
+            "tuning parts; per language with intervals: `docs/eval/<set>-summary-tune.md`. "
+            "Phase 1 - semble on files by language and kind (bold: beyond the noise): "
+            + "; ".join(languages)
+            + ".",
+            "",
+            "| set | n | repos | phase 1 | semble | BM25 | phase 1 - semble [95%] "
+            "| phase 1 - BM25 [95%] | span: phase 1 / semble / BM25 | span: phase 1 - semble |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+            *rows,
+        ]
+    )
+
+
 def speed() -> str:
     tta, load = report("first-answer-new.json"), report("load.json")
     trees = {Path(t["tree"]).name: t for t in tta["trees"]}
@@ -246,6 +315,7 @@ def labels_tryouts() -> str:
 
 SECTIONS: dict[str, Callable[[], str]] = {
     "quality": quality,
+    "question-files": question_files,
     "speed": speed,
     "scale": scale,
     "llm-stages": llm_stages,
