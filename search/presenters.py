@@ -213,18 +213,22 @@ def _shown_lines(item: dict[str, Any]) -> set[int]:
 
 
 def located_file_for_page(file, focus: str) -> dict[str, Any]:
-    """A located file as the page shows it: each of its lines' code once. A unit whose shown
-    lines another of the file's units shows too (a class whose best lines are its method's)
-    keeps its name and says where they are; the innermost unit keeps the code."""
+    """A located file as the page shows it: each of its lines' code once. Where two of its
+    units would show the same lines, one keeps its name and says where they are: a unit inside
+    one shown whole (a small class and its method) points to it; a folded one whose best lines
+    are those of a unit inside it (a long class and its method) points to that unit."""
     items = [result_for_page(r, focus) for r in file.units]
     shown = [_shown_lines(item) for item in items]
 
-    def size(i: int) -> int:
-        return items[i]["unit"].end_line - items[i]["unit"].start_line
+    def order(i: int) -> tuple:
+        # Whole units first, the widest first; then folded ones, the innermost first: so the
+        # unit that keeps the code comes before the units that point to it.
+        unit, folded = items[i]["unit"], items[i]["folded"]
+        size = unit.end_line - unit.start_line
+        return (folded, size if folded else -size, i)
 
-    order = sorted(range(len(items)), key=lambda i: (size(i), i))
     kept: list[int] = []
-    for i in order:
+    for i in sorted(range(len(items)), key=order):
         owner = next((j for j in kept if shown[i] & shown[j]), None)
         if owner is None:
             kept.append(i)
@@ -232,6 +236,7 @@ def located_file_for_page(file, focus: str) -> dict[str, Any]:
         lines = sorted(shown[i] & shown[owner])
         items[i]["shown_with"] = {
             "unit": items[owner]["unit"],
+            "whole": shown[i] <= shown[owner] and not items[owner]["folded"],
             "first": lines[0],
             "last": lines[-1],
             "where": "above" if owner < i else "below",

@@ -64,13 +64,29 @@ def test_a_class_whose_best_lines_are_its_methods_says_where_they_are_whichever_
         by_name = {item["unit"].qualname: item for item in page["units"]}
         assert [item["unit"] for item in page["units"]] == [*units, HELPER]  # the order kept
         pointer = by_name["PaymentGateway"]["shown_with"]
-        assert pointer["unit"] is CHARGE and pointer["where"] == where
+        assert pointer["unit"] is CHARGE and pointer["where"] == where and not pointer["whole"]
         window = by_name["PaymentGateway.charge"]["excerpt"]
         assert window.start_line <= pointer["first"] <= pointer["last"] <= window.end_line
         assert "shown_with" not in by_name["PaymentGateway.charge"]
         assert "shown_with" not in by_name["retry_http_call"]
         shown = [_shown_lines(item) for item in page["units"]]
         assert sum(map(len, shown)) == len(set().union(*shown))  # no line twice
+
+
+def test_a_unit_inside_one_shown_whole_points_to_it():
+    post = ["    def _post(self, path, *args):", "        raise ConnectionError(path)"]
+    small = _unit("PaymentGateway", "class", ["class PaymentGateway:", "", *post], START)
+    method = _unit("PaymentGateway._post", "method", post, START + 2)
+    page = located_file_for_page(_file(method, small), "connection error")
+    first, second = page["units"]
+    assert "shown_with" not in second and not second["folded"]  # the class, whole
+    assert first["shown_with"] == {
+        "unit": small,
+        "whole": True,
+        "first": START + 2,
+        "last": START + 3,
+        "where": "below",
+    }
 
 
 def test_units_whose_code_does_not_meet_each_keep_their_own():
