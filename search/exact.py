@@ -11,9 +11,12 @@ free words too, ordered by how the ordinary search ranks the units they lie in.
 from __future__ import annotations
 
 import fnmatch
+import time
+from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import accumulate, chain
 
 import re2
 from django.db import connection
@@ -26,7 +29,7 @@ from indexing.unit_cache import generation_units
 from reporift.words import plural
 from search.exact_literals import combined, required_literals
 from search.filters import SearchFilters
-from search.query_syntax import ParsedQuery, compile_pattern
+from search.query_syntax import MAX_PATTERN_MEMORY, ParsedQuery, compile_pattern
 from search.results import ExactLines, LineHit, SearchError, SearchResponse, SearchResult
 from search.retrieval import search_config
 
@@ -100,14 +103,17 @@ def _allowed_versions(files: dict[int, str], parsed: ParsedQuery, filters: Searc
 
 
 def _chunk_pattern(compiled) -> object | None:
-    """The pattern for a whole chunk, its anchors at line ends: a chunk without a match holds
-    no matching line (lines are checked one by one after). None where a chunk's reading could
-    differ (\\A, \\z: the text's ends)."""
+    """The pattern read over a whole chunk as over each of its lines: its anchors at line ends
+    (multi-line mode) and never across a line break (RE2's never_nl: no class, dot or escape
+    matches "\\n"), so each of its matches lies in one line, a line that matches alone. None
+    where a chunk's reading would differ (\\A, \\z: the text's own ends)."""
     source = compiled.pattern
     if "\\A" in source or "\\z" in source:
         return None
     options = re2.Options()
     options.log_errors = False
+    options.never_nl = True
+    options.max_mem = MAX_PATTERN_MEMORY
     try:
         return re2.compile("(?m)" + source, options)
     except re2.error:
@@ -115,16 +121,38 @@ def _chunk_pattern(compiled) -> object | None:
 
 
 def _matches(rows: Iterable[exact_index.Row], patterns, chunk_patterns, count_to: int, out):
+    """The matching lines of `rows` appended to `out`; True once `count_to` are there. One pass
+    of the first pattern over each chunk finds its lines; the others are checked on them."""
+    lead = chunk_patterns[0]
     for _pk, version, first, text in rows:
-        if any(c is not None and c.search(text) is None for c in chunk_patterns):
-            continue
-        for offset, line in enumerate(exact_index.file_lines(text)):
-            if not all(p.search(line) for p in patterns):
+        if lead is None:
+            candidates = enumerate(exact_index.file_lines(text))
+        else:
+            candidates = _lines_matched(lead, text)
+        for offset, line in candidates:
+            checked = lead is not None and len(patterns) == 1
+            if not checked and not all(p.search(line) for p in patterns):
                 continue
-            out.append(_Match(version, first + offset, line, _ranges(line, patterns)))
+            out.append(_Match(version, first + offset, line, []))
             if len(out) >= count_to:
                 return True
     return False
+
+
+def _lines_matched(pattern, text: str) -> list[tuple[int, str]]:
+    """(offset, line) of the chunk's lines that hold a match of `pattern` (see _chunk_pattern)."""
+    found = pattern.finditer(text)
+    first = next(found, None)
+    if first is None:
+        return []
+    lines = exact_index.file_lines(text)
+    ends = list(accumulate(len(line) + 1 for line in lines))
+    hit: dict[int, str] = {}
+    for match in chain((first,), found):
+        offset = bisect_right(ends, match.start())
+        if offset < len(lines):
+            hit.setdefault(offset, lines[offset])
+    return list(hit.items())
 
 
 def _ranges(line: str, patterns) -> list[tuple[int, int]]:
@@ -259,6 +287,78 @@ def _meaning_order(repository, parsed: ParsedQuery, filters: SearchFilters) -> d
     return {r.unit.pk: r.rank for r in ranked.results}
 
 
+@dataclass
+class Found:
+    """Every matching line (up to the count's cap), in path and line order, and how they were
+    found."""
+
+    matches: list[_Match]
+    files: dict[int, str]  # the generation's file versions and their paths
+    narrowed_by: str
+    scanned_all: bool = True
+    stopped: bool = False  # the count's cap was reached
+    notices: list[str] = field(default_factory=list)
+    patterns: list = field(default_factory=list)  # compiled, for the matches' ranges
+
+
+def find_matches(
+    *, run: IndexRun, parsed: ParsedQuery, filters: SearchFilters, count_to: int
+) -> Found:
+    """The lines of generation `run` that match every pattern of `parsed` (or the definitions
+    its `symbol:` names) and pass its qualifiers and `filters`."""
+    config = exact_config()
+    files = _generation_files(run.pk)
+    allowed = _allowed_versions(files, parsed, filters)
+    kinds = tuple(parsed.kinds) or filters.kinds
+    compiled = [compile_pattern(p) for p in parsed.patterns]
+    lookup = combined([required_literals(p) for p in parsed.patterns])
+    found = Found([], files, "trigram index", patterns=compiled)
+    if not compiled:
+        found.matches = _definitions(run, files, allowed, parsed, kinds)
+        found.narrowed_by = "definitions"
+    elif lookup is not None:
+        rows = exact_index.candidates(run_id=run.pk, lookup=lookup, version_ids=allowed)
+        chunk_patterns = [_chunk_pattern(c) for c in compiled]
+        found.stopped = _matches(rows, compiled, chunk_patterns, count_to, found.matches)
+    else:
+        found.narrowed_by = "bounded scan"
+        budget, read = config["SCAN_CHARS"], 0
+        chunk_patterns = [_chunk_pattern(c) for c in compiled]
+        for batch in exact_index.scan(run_id=run.pk, max_chars=budget, version_ids=allowed):
+            read += sum(len(row[3]) for row in batch)
+            if _matches(batch, compiled, chunk_patterns, count_to, found.matches):
+                found.stopped = True
+                break
+        else:
+            found.scanned_all = read < budget
+        found.notices.append(
+            "no three characters of the pattern can be looked up in the trigram index: the "
+            + (
+                "files were read one by one"
+                if found.scanned_all
+                else f"first {read:,} characters of the files were read, and the rest was not"
+            )
+        )
+    if (parsed.symbols or kinds) and compiled:
+        spans = _spans({m.version for m in found.matches})
+        found.matches = [
+            m for m in found.matches if _kept(spans.get(m.version, []), m.line, parsed, kinds)
+        ]
+    found.matches.sort(key=lambda m: (files.get(m.version, ""), m.line))
+    return found
+
+
+def matching_lines(
+    *, repository: Repository, parsed: ParsedQuery, count_to: int = 10**7
+) -> list[tuple[str, int]]:
+    """Every (path, line) that matches, in order: what the benchmark compares with ripgrep."""
+    run = active_generation(repository=repository)
+    if run is None:
+        raise SearchError(f"repository {repository.name!r} has no finished index yet")
+    found = find_matches(run=run, parsed=parsed, filters=SearchFilters(), count_to=count_to)
+    return [(found.files[m.version], m.line) for m in found.matches]
+
+
 def exact_search(
     *,
     repository: Repository,
@@ -270,8 +370,6 @@ def exact_search(
 ) -> SearchResponse:
     """The lines of `repository` that match every pattern of `parsed` (or the definitions its
     `symbol:` names), at most `limit` shown, with the units around them as results."""
-    import time
-
     started = time.perf_counter()
     filters = filters or SearchFilters()
     config = exact_config()
@@ -279,45 +377,9 @@ def exact_search(
     run = active_generation(repository=repository)
     if run is None:
         raise SearchError(f"repository {repository.name!r} has no finished index yet")
-    files = _generation_files(run.pk)
-    allowed = _allowed_versions(files, parsed, filters)
-    kinds = tuple(parsed.kinds) or filters.kinds
-    notices: list[str] = []
-    compiled = [compile_pattern(p) for p in parsed.patterns]
-    lookup = combined([required_literals(p) for p in parsed.patterns])
-    narrowed, scanned_all, stopped = "trigram index", True, False
-    matches: list[_Match] = []
-    count_to = config["MAX_COUNT"]
-    if not compiled:
-        matches = _definitions(run, files, allowed, parsed, kinds)
-        narrowed = "definitions"
-    elif lookup is not None:
-        rows = exact_index.candidates(run_id=run.pk, lookup=lookup, version_ids=allowed)
-        stopped = _matches(rows, compiled, [_chunk_pattern(c) for c in compiled], count_to, matches)
-    else:
-        narrowed = "bounded scan"
-        budget = config["SCAN_CHARS"]
-        read = 0
-        chunk_patterns = [_chunk_pattern(c) for c in compiled]
-        for batch in exact_index.scan(run_id=run.pk, max_chars=budget, version_ids=allowed):
-            read += sum(len(row[3]) for row in batch)
-            if _matches(batch, compiled, chunk_patterns, count_to, matches):
-                stopped = True
-                break
-        else:
-            scanned_all = read < budget
-        notices.append(
-            "no three characters of the pattern can be looked up in the trigram index: the "
-            + (
-                "files were read one by one"
-                if scanned_all
-                else f"first {read:,} characters of the files were read, and the rest was not"
-            )
-        )
-    if (parsed.symbols or kinds) and compiled:
-        spans = _spans({m.version for m in matches})
-        matches = [m for m in matches if _kept(spans.get(m.version, []), m.line, parsed, kinds)]
-    matches.sort(key=lambda m: (files.get(m.version, ""), m.line))
+    found = find_matches(run=run, parsed=parsed, filters=filters, count_to=config["MAX_COUNT"])
+    matches, files, notices = found.matches, found.files, found.notices
+    stopped = found.stopped
     if parsed.words:
         ranks = _meaning_order(repository, parsed, filters)
         spans = _spans({m.version for m in matches})
@@ -341,7 +403,7 @@ def exact_search(
                 path=path,
                 line=m.line,
                 text=text,
-                ranges=m.ranges,
+                ranges=_ranges(text, found.patterns),
                 before=before,
                 after=after,
                 unit=units.get(span.pk) if span else None,
@@ -358,8 +420,8 @@ def exact_search(
         files=[(repository.name, files.get(v, ""), n) for v, n in per_file.items()],
         limit=limit,
         counted_all=not stopped,
-        narrowed_by=narrowed,
-        scanned_all=scanned_all,
+        narrowed_by=found.narrowed_by,
+        scanned_all=found.scanned_all,
     )
     if lines.limit_reached:
         more = "at least " if stopped else ""

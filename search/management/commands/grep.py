@@ -5,7 +5,11 @@ from django.core.management.base import CommandError
 from search.answer import answer
 from search.exact_presenters import hit_as_dict
 from search.management.commands.search import Command as SearchCommand
-from search.management.commands.search import add_filter_arguments, add_working_tree_arguments
+from search.management.commands.search import (
+    add_filter_arguments,
+    add_working_tree_arguments,
+    what_to_look_for,
+)
 from search.params import ParamError, search_params
 from search.query_syntax import grep_query
 from search.services import SearchError
@@ -50,12 +54,7 @@ class Command(SearchCommand):
         )
 
     def handle(self, *args, name, pattern, json: bool = False, path=None, **options):
-        if path:
-            if pattern is not None:
-                raise CommandError("with --path give only the pattern")
-            pattern = name
-        elif pattern is None:
-            raise CommandError("give a repository name and a pattern (or --path DIR PATTERN)")
+        pattern = what_to_look_for(name, pattern, path=path, what="pattern")
         try:
             query = grep_query(
                 pattern,

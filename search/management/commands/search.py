@@ -51,12 +51,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, name, query, k, mode, json: bool = False, path=None, **options):
-        if path:
-            if query is not None:
-                raise CommandError("with --path give only the query")
-            query = name
-        elif query is None:
-            raise CommandError("give a repository name and a query (or --path DIR QUERY)")
+        query = what_to_look_for(name, query, path=path, what="query")
         # Checked as every client's parameters are, with the same messages (search.params).
         raw = {
             "q": query,
@@ -158,6 +153,17 @@ class Command(BaseCommand):
             f"{response.lines.total} matching lines, {len(hits)} shown "
             f"({response.lines.narrowed_by}), {response.timings_ms['total']:.0f} ms"
         )
+
+
+def what_to_look_for(name: str, second: str | None, *, path: str | None, what: str) -> str:
+    """The query (or pattern) of `NAME QUERY`, or of `--path DIR QUERY`, where it comes first."""
+    if path:
+        if second is not None:
+            raise CommandError(f"with --path give only the {what}")
+        return name
+    if second is None:
+        raise CommandError(f"give a repository name and a {what} (or --path DIR {what.upper()})")
+    return second
 
 
 def add_working_tree_arguments(parser) -> None:
