@@ -132,20 +132,29 @@ bench-first-answer: setup
 # table and against BM25 alone, by file NDCG@10 averaged per repository (the span figure beside),
 # paired; reports and their comparisons in docs/eval/NAME-*-PART.json, a summary in
 # NAME-summary-PART.md. The set's corpora are fetched first (git ones from MIRRORS, a folder of
-# bare mirrors, when given); semble runs in its own venv (benchmarks/semble_questions.py says how
-# to make it): SEMBLE="--semble-python /path/to/venv/bin/python --semble-model /path/to/folder".
+# bare mirrors, when given, else cloned; ONLY: some rows files, named like their corpora). semble
+# runs in its own venv, made here in SEMBLE_VENV (it stays out of the lock file), its model
+# folder made from the static table of the data dir; SEMBLE="--semble-python PY --semble-model
+# DIR" names others.
 SET ?= benchmarks/questions/languages/dev
-NAME ?= $(notdir $(patsubst %/dev,%,$(SET)))-files
+NAME ?= $(subst languages,langs,$(notdir $(patsubst %/dev,%,$(SET))))-files
 PART ?= tune
 MIRRORS ?=
 ONLY ?=
-bench-questions: setup
-	@test -n "$(SEMBLE)" || (echo 'set SEMBLE="--semble-python PY --semble-model DIR"' >&2; exit 2)
+SEMBLE_VENV ?= var/semble-venv
+$(SEMBLE_VENV)/.installed:
+	$(PYTHON) -m venv $(SEMBLE_VENV)
+	$(SEMBLE_VENV)/bin/pip install --quiet --disable-pip-version-check semble==0.7.0 \
+		"model2vec>=0.10,<0.11" "skeletoken>=0.6,<0.7" numpy
+	touch $@
+
+bench-questions: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
 	@if [ -f "$(SET)/../corpora.json" ]; then $(PY) -m benchmarks.corpora fetch \
 		--manifest "$(SET)/../corpora.json" $(if $(MIRRORS),--mirrors $(MIRRORS)) \
 		$(if $(ONLY),--only $(ONLY)); fi
 	$(PY) -m benchmarks.bench_questions --set $(SET) --name $(NAME) --part $(PART) \
-		$(if $(ONLY),--only $(ONLY)) $(SEMBLE)
+		$(if $(ONLY),--only $(ONLY)) \
+		$(or $(SEMBLE),--semble-python $(SEMBLE_VENV)/bin/python --semble-model var/semble-model)
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
 bench-scale: setup

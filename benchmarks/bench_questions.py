@@ -3,8 +3,7 @@ tier, as a user gets it seconds after indexing), semble given our own static tab
 baseline) and BM25 alone, each judged by file NDCG@10 averaged per repository (the deciding
 figure, search.evaluation.repositories) with the span NDCG@10 beside it, and paired.
 
-    make bench-questions SET=benchmarks/questions/languages/dev NAME=langs-files \
-        SEMBLE="--semble-python /work/semble-venv/bin/python --semble-model /work/semble-model"
+    make bench-questions SET=benchmarks/questions/languages/dev    # reports langs-files-*
 
     python -m benchmarks.bench_questions --set DIR --name NAME [--part tune] [--only ROWS ...] \
         --semble-python PY --semble-model DIR [--out-dir docs/eval]

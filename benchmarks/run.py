@@ -141,7 +141,7 @@ def question_files() -> str:
             "repositories; the span NDCG@10 (the same averaging) beside it (guide: "
             '`benchmarks/questions/README.md`, "Scoring"). Phase 1 (`evaluate --phase 1`), BM25 '
             "alone (`--stages S4`) on the same index, semble 0.7.0 given our static table, one "
-            "run per set: `make bench-questions SET=<rows> SEMBLE=...` (`python -m "
+            "run per set: `make bench-questions SET=<rows>` (`python -m "
             f"benchmarks.bench_questions`), 2 cores, commit {', '.join(sorted(commits))}, "
             "tuning parts; per language with intervals: `docs/eval/<set>-summary-tune.md`. "
             "Phase 1 - semble on files by language and kind (bold: beyond the noise): "
