@@ -269,3 +269,12 @@ def grep_query(
         )
     query = pattern_query(pattern, fixed=fixed, ignore_case=ignore_case)
     return f"{query} {words}".strip()
+
+
+def asks_for_lines(query: str) -> bool:
+    """Whether the query is answered with matching lines (a literal, a pattern, a symbol); a
+    query the syntax cannot read is not (its search says why)."""
+    try:
+        return parse_query(query).exact
+    except SearchError:
+        return False

@@ -38,6 +38,7 @@ from search.presenters import (
     result_for_page,
     stage_timings,
 )
+from search.query_syntax import asks_for_lines
 from search.ratelimit import client_address, llm_open, search_refusal
 from search.services import SearchError
 from search.similar import code_query, similar_across, unit_for_similar
@@ -83,6 +84,8 @@ def search_page(request):
         return render(request, "search/search.html", context, status=400)
     if form.is_bound and form.request is not None:
         data = {**form.cleaned_data, **form.request.values}
+        if asks_for_lines(data["q"]):
+            data["mode"] = "fast"  # matching lines need no LLM: exact search answers at once
         refusal = search_refusal(request, request.user, mode=data["mode"])
         if refusal is not None:
             context["error"] = refusal.message

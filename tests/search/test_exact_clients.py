@@ -110,6 +110,9 @@ def test_the_page_marks_the_match(client, app):
     assert page.status_code == 200
     assert "<mark>with_retries(3)</mark>" in html
     assert "1 matching line in 1 file" in html and "fetch_user_async" in html
+    # Lines need no LLM: asked in full mode, the page answers them at once.
+    page = client.get("/search/", {"repo": "app", "q": "/TODO: check/", "mode": "full"})
+    assert "<mark>TODO: check</mark>" in page.content.decode()
 
 
 def test_anonymous_exact_searches_share_the_search_rate_limit(client, app, settings, monkeypatch):
