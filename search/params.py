@@ -42,26 +42,24 @@ def _query(value: Any) -> str:
         raise ParamError(str(exc)) from None
 
 
-def _k(value: Any) -> int:
-    top = search_config()["MAX_K"]
-    try:
-        k = int(value)
-    except (TypeError, ValueError):
-        raise ParamError(f"k must be a whole number between 1 and {top}") from None
-    if not 1 <= k <= top:
-        raise ParamError(f"k must be between 1 and {top}")
-    return k
+def _count(name: str, top: Callable[[], int]) -> Callable[[Any], int]:
+    """A whole number from 1 to `top()` (read when checked: the settings may change)."""
+
+    def clean(value: Any) -> int:
+        most = top()
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ParamError(f"{name} must be a whole number between 1 and {most}") from None
+        if not 1 <= number <= most:
+            raise ParamError(f"{name} must be between 1 and {most}")
+        return number
+
+    return clean
 
 
-def _limit(value: Any) -> int:
-    top = search_config()["EXACT"]["MAX_HITS"]
-    try:
-        limit = int(value)
-    except (TypeError, ValueError):
-        raise ParamError(f"limit must be a whole number between 1 and {top}") from None
-    if not 1 <= limit <= top:
-        raise ParamError(f"limit must be between 1 and {top}")
-    return limit
+_k = _count("k", lambda: search_config()["MAX_K"])
+_limit = _count("limit", lambda: search_config()["EXACT"]["MAX_HITS"])
 
 
 def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[Any], str]:
