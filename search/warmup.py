@@ -17,6 +17,7 @@ before the switch (indexing.phase2 and indexing.pipeline).
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import time
 from collections.abc import Sequence
@@ -62,6 +63,8 @@ def warm_up(*, wait_s: float = WAIT_S, repositories: Sequence[int] | None = None
         lap("units")
         done.repositories = _ask_each_repository(only=repositories)
         lap("first search")
+        _freeze_what_was_read()
+        lap("freeze")
     except Exception:  # a broken part is reported by the first search that needs it
         logger.exception("warm-up failed")
         done.complete = False
@@ -176,6 +179,20 @@ def _read_units(*, only: Sequence[int] | None = None) -> int:
                 logger.warning("could not save the word pack of %s", generation_key(generation))
         room -= len(ids)
     return read
+
+
+def _freeze_what_was_read() -> None:
+    """Put what the warm-up read out of the cyclic collector's reach. The rows, their words and
+    the indexes are hundreds of thousands of objects that live as long as the process, and
+    Python's oldest generation is collected by walking all of them: at 38k units (700k objects)
+    one such pass took 0.75 s on the busy 2-core machine, paid by whichever query allocated at
+    that moment, about once in a hundred (docs/BENCHMARKS.md, "Per-query speed on large
+    repositories"). Frozen, they are never walked; what is read later is collected as before,
+    and a later warm-up thaws what an earlier one froze first, so that cycles among what has
+    gone since are still freed."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _ask_each_repository(*, only: Sequence[int] | None = None) -> int:

@@ -30,6 +30,32 @@ class TestSegmentVectorStore(VectorStoreContract):
     def vector_store_backend(self, tmp_path):
         return SegmentVectorStore(path=str(tmp_path / "segments"), model_id="contract-test")
 
+    def test_a_query_scans_the_float16_vectors_as_written_and_ranks_as_the_product(self, tmp_path):
+        import numpy as np
+
+        store = SegmentVectorStore(path=str(tmp_path / "segments"), model_id="m")
+        rng = np.random.default_rng(7)
+        vectors = rng.standard_normal((300, 64)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        kinds = ["function", "class", "method"]
+        records = [VectorRecord(str(i), 1, kinds[i % 3], "a.py") for i in range(300)]
+        store.upsert(records, vectors)
+        matrix = store._matrix(store._folder(1, "code"))
+        # One copy, as written: the index's codes are the float16 rows.
+        assert matrix.vectors.dtype == np.float16 and not matrix.vectors.flags.owndata
+        query = rng.standard_normal(64).astype(np.float32)
+        exact = vectors.astype(np.float16).astype(np.float32) @ query
+        hits = store.query(query, repository_id=1, n=20)
+        assert [h.vector_id for h in hits] == [str(i) for i in np.argsort(-exact)[:20]]
+        assert np.allclose([h.score for h in hits], np.sort(exact)[::-1][:20], atol=1e-5)
+        # A kind filter: only those kinds, best first, fewer than asked when fewer exist.
+        classes = store.query(query, repository_id=1, n=500, kinds=["class"])
+        assert len(classes) == 100 and {int(h.vector_id) % 3 for h in classes} == {1}
+        assert [h.score for h in classes] == sorted((h.score for h in classes), reverse=True)
+        # The candidates' scores are the same product.
+        scores = store.scores(query, ["5", "17", "nope"], repository_id=1)
+        assert set(scores) == {"5", "17"} and np.isclose(scores["17"], exact[17], atol=1e-5)
+
     def test_compaction_keeps_the_live_vectors_and_later_writes(self, tmp_path):
         import numpy as np
 

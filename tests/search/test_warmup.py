@@ -180,3 +180,24 @@ def test_a_warm_up_of_some_repositories_reads_theirs_and_keeps_the_others_words(
     assert other.repositories == 0 and other.units == 0
     assert pack_path(shop.active_run).exists()
     features.PACKED_WORDS.clear()
+
+
+def test_what_the_warm_up_read_is_out_of_the_collectors_reach(shop):
+    import gc
+
+    from indexing.lexical import lexical_index_for_run
+    from indexing.unit_cache import generation_units
+
+    try:
+        warm_up(wait_s=60, repositories=[shop.pk])
+        # The rows it read are frozen: the oldest generation's collection never walks them.
+        unit_id = int(lexical_index_for_run(shop.active_run).unit_ids[0])
+        row = generation_units(shop.active_run, [unit_id])[unit_id]
+        assert gc.get_freeze_count() > 0
+        assert all(o is not row for o in gc.get_objects(generation=2))
+        # A later warm-up thaws first, so what has gone since is collected, then freezes again.
+        frozen = gc.get_freeze_count()
+        warm_up(wait_s=60, repositories=[shop.pk])
+        assert 0 < gc.get_freeze_count() <= frozen * 1.5
+    finally:
+        gc.unfreeze()
