@@ -168,6 +168,12 @@ def _ranges(line: str, patterns) -> list[tuple[int, int]]:
     return merged
 
 
+def _named(line: str, span: _Span | None) -> list[tuple[int, int]]:
+    """Where a definition's line names it (`symbol:` alone): what the page marks."""
+    at = line.find(span.name) if span is not None and span.name else -1
+    return [] if at < 0 else [(at, at + len(span.name))]
+
+
 def _spans(version_ids: Iterable[int]) -> dict[int, list[_Span]]:
     """The units of these file versions, narrowest first, without their code."""
     out: dict[int, list[_Span]] = {}
@@ -403,7 +409,7 @@ def exact_search(
                 path=path,
                 line=m.line,
                 text=text,
-                ranges=_ranges(text, found.patterns),
+                ranges=_ranges(text, found.patterns) if found.patterns else _named(text, span),
                 before=before,
                 after=after,
                 unit=units.get(span.pk) if span else None,

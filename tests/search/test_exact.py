@@ -163,7 +163,9 @@ def test_kind_and_symbol(app):
     assert lines(response) == [("app/config.py", 23)]
     response = grep(app, "symbol:Settings.timeout")
     assert lines(response) == [("app/config.py", 10)]
-    assert response.lines.hits[0].text.strip() == "def timeout(self):"
+    hit = response.lines.hits[0]
+    assert hit.text.strip() == "def timeout(self):"
+    assert [hit.text[a:b] for a, b in hit.ranges] == ["timeout"]
 
 
 def test_a_plain_search_takes_qualifiers(app):
