@@ -34,6 +34,7 @@ from search.results import ExactLines, LineHit, SearchError, SearchResponse, Sea
 from search.retrieval import search_config
 
 DEFINITION_KINDS = ("function", "method", "class")
+DEFAULT_LIMIT = 100  # lines shown when the caller does not say
 
 
 def exact_config() -> dict:
@@ -379,7 +380,7 @@ def exact_search(
     started = time.perf_counter()
     filters = filters or SearchFilters()
     config = exact_config()
-    limit = min(limit or config["MAX_HITS"], config["MAX_HITS"])
+    limit = min(limit or DEFAULT_LIMIT, config["MAX_HITS"])
     run = active_generation(repository=repository)
     if run is None:
         raise SearchError(f"repository {repository.name!r} has no finished index yet")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexing.models import CodeUnit
+from search.exact import DEFAULT_LIMIT
 from search.file_groups import GROUPS
 from search.filters import SearchFilters, parse_languages
 from search.results import SearchError
@@ -118,7 +119,7 @@ SEARCH_PARAMS = (
     Param(
         "limit",
         int,
-        100,
+        DEFAULT_LIMIT,
         "exact search (a literal or /pattern/ in q): how many matching lines to return, at "
         "most 500; the total is counted beyond it",
         _limit,

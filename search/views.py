@@ -122,6 +122,7 @@ def search_page(request):
                 k=data["k"],
                 mode=data["mode"],
                 filters=form.filters(),
+                limit=data.get("limit"),
             )
             context["nothing_to_read"] = lead_notices(response, repositories=repositories)
             context["response"] = response
