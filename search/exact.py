@@ -23,17 +23,26 @@ from django.db import connection
 
 from indexing import exact_index
 from indexing.file_selection import kind_for_path
+from indexing.lexical import generation_key
 from indexing.models import CodeUnit, ExactChunk, IndexRun, Repository
 from indexing.selectors import active_generation
 from indexing.unit_cache import generation_units
 from reporift.words import plural
 from search.exact_literals import combined, required_literals
+from search.exact_units import (
+    Match,
+    definitions,
+    innermost,
+    kept,
+    name_range,
+    unit_spans,
+    with_context,
+)
 from search.filters import SearchFilters
 from search.query_syntax import MAX_PATTERN_MEMORY, ParsedQuery, compile_pattern
 from search.results import ExactLines, LineHit, SearchError, SearchResponse, SearchResult
 from search.retrieval import search_config
 
-DEFINITION_KINDS = ("function", "method", "class")
 DEFAULT_LIMIT = 100  # lines shown when the caller does not say
 
 
@@ -41,29 +50,15 @@ def exact_config() -> dict:
     return search_config()["EXACT"]
 
 
-@dataclass(frozen=True)
-class _Span:
-    pk: int
-    kind: str
-    name: str
-    qualname: str
-    start: int
-    end: int
-    language: str
-
-
-@dataclass
-class _Match:
-    version: int
-    line: int
-    text: str
-    ranges: list[tuple[int, int]]
+def _generation_files(run: IndexRun) -> dict[int, str]:
+    """The generation's file versions by id, with their paths."""
+    return _files_of(generation_key(run), run.pk)
 
 
 @lru_cache(maxsize=32)
-def _generation_files(run_id: int) -> dict[int, str]:
-    """The generation's file versions by id, with their paths (a published generation's
-    membership never changes)."""
+def _files_of(key: str, run_id: int) -> dict[int, str]:
+    # Cached by the generation's key, not its id alone: an id can come back after a database
+    # reset (indexing.lexical.generation_key); a published generation's files never change.
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT v.id, v.path FROM indexing_fileversion v JOIN "
@@ -134,7 +129,7 @@ def _matches(rows: Iterable[exact_index.Row], patterns, chunk_patterns, count_to
             checked = lead is not None and len(patterns) == 1
             if not checked and not all(p.search(line) for p in patterns):
                 continue
-            out.append(_Match(version, first + offset, line, []))
+            out.append(Match(version, first + offset, line, []))
             if len(out) >= count_to:
                 return True
     return False
@@ -169,120 +164,6 @@ def _ranges(line: str, patterns) -> list[tuple[int, int]]:
     return merged
 
 
-def _named(line: str, span: _Span | None) -> list[tuple[int, int]]:
-    """Where a definition's line names it (`symbol:` alone): what the page marks."""
-    at = line.find(span.name) if span is not None and span.name else -1
-    return [] if at < 0 else [(at, at + len(span.name))]
-
-
-def _spans(version_ids: Iterable[int]) -> dict[int, list[_Span]]:
-    """The units of these file versions, narrowest first, without their code."""
-    out: dict[int, list[_Span]] = {}
-    ids = list(version_ids)
-    for start in range(0, len(ids), 2000):
-        rows = CodeUnit.objects.filter(file_version_id__in=ids[start : start + 2000]).values_list(
-            "file_version_id",
-            "pk",
-            "kind",
-            "name",
-            "qualname",
-            "start_line",
-            "end_line",
-            "language",
-        )
-        for version, *span in rows:
-            out.setdefault(version, []).append(_Span(*span))
-    for spans in out.values():
-        spans.sort(key=lambda s: (s.kind not in DEFINITION_KINDS, s.end - s.start))
-    return out
-
-
-def _symbol_matches(span: _Span, symbols: tuple[str, ...]) -> bool:
-    for symbol in symbols:
-        if any(c in symbol for c in "*?["):
-            if fnmatch.fnmatchcase(span.name, symbol) or fnmatch.fnmatchcase(span.qualname, symbol):
-                return True
-        elif symbol in (span.name, span.qualname) or span.qualname.endswith("." + symbol):
-            return True
-    return False
-
-
-def _kept(spans: list[_Span], line: int, parsed: ParsedQuery, kinds: tuple[str, ...]) -> bool:
-    around = [s for s in spans if s.start <= line <= s.end]
-    if kinds and not any(s.kind in kinds for s in around):
-        return False
-    return not parsed.symbols or any(_symbol_matches(s, parsed.symbols) for s in around)
-
-
-def _innermost(spans: list[_Span], line: int) -> _Span | None:
-    return next((s for s in spans if s.start <= line <= s.end), None)
-
-
-def _definitions(run: IndexRun, files, allowed, parsed: ParsedQuery, kinds) -> list[_Match]:
-    """`symbol:` alone: the first line of each unit of that name."""
-    units = CodeUnit.objects.filter(file_version__runs=run.pk)
-    if allowed is not None:
-        units = units.filter(file_version_id__in=allowed)
-    if kinds:
-        units = units.filter(kind__in=kinds)
-    plain = [s for s in parsed.symbols if not any(c in s for c in "*?[")]
-    if len(plain) == len(parsed.symbols):
-        tails = [s.rsplit(".", 1)[-1] for s in plain]
-        units = units.filter(name__in=tails)
-    rows = units.values_list(
-        "file_version_id", "pk", "kind", "name", "qualname", "start_line", "end_line", "language"
-    )
-    out = []
-    for version, *fields in rows:
-        span = _Span(*fields)
-        if _symbol_matches(span, parsed.symbols):
-            out.append(_Match(version, span.start, "", []))
-    return out
-
-
-def _line_texts(wanted: dict[int, set[int]]) -> dict[tuple[int, int], str]:
-    """The text of the (file version, line) pairs asked for, from the chunks that hold them."""
-    out: dict[tuple[int, int], str] = {}
-    span = exact_index.CHUNK_LINES
-    for version, lines in wanted.items():
-        chunks = ExactChunk.objects.filter(
-            file_version_id=version,
-            first_line__gte=max(1, min(lines) - span),
-            first_line__lte=max(lines),
-        ).values_list("first_line", "text")
-        for first, text in chunks:
-            for offset, line in enumerate(exact_index.file_lines(text)):
-                if first + offset in lines:
-                    out[(version, first + offset)] = line
-    return out
-
-
-def _with_context(
-    matches: list[_Match], context: int
-) -> list[tuple[_Match, str, list[str], list[str]]]:
-    """Each match with its line's text and up to `context` lines before and after it."""
-    wanted: dict[int, set[int]] = {}
-    for m in matches:
-        wanted.setdefault(m.version, set()).update(
-            range(max(1, m.line - context), m.line + context + 1)
-        )
-    texts = _line_texts(wanted)
-    out = []
-    for m in matches:
-        before = [
-            texts[(m.version, n)]
-            for n in range(m.line - context, m.line)
-            if (m.version, n) in texts
-        ]
-        after = []
-        for n in range(m.line + 1, m.line + context + 1):
-            if (m.version, n) not in texts:
-                break  # the end of the file
-            after.append(texts[(m.version, n)])
-        out.append((m, m.text or texts.get((m.version, m.line), ""), before, after))
-    return out
-
-
 def _meaning_order(repository, parsed: ParsedQuery, filters: SearchFilters) -> dict[int, int]:
     """Unit id -> rank by the free words, as the ordinary search ranks them."""
     from search.services import search
@@ -299,7 +180,7 @@ class Found:
     """Every matching line (up to the count's cap), in path and line order, and how they were
     found."""
 
-    matches: list[_Match]
+    matches: list[Match]
     files: dict[int, str]  # the generation's file versions and their paths
     narrowed_by: str
     scanned_all: bool = True
@@ -314,14 +195,14 @@ def find_matches(
     """The lines of generation `run` that match every pattern of `parsed` (or the definitions
     its `symbol:` names) and pass its qualifiers and `filters`."""
     config = exact_config()
-    files = _generation_files(run.pk)
+    files = _generation_files(run)
     allowed = _allowed_versions(files, parsed, filters)
     kinds = tuple(parsed.kinds) or filters.kinds
     compiled = [compile_pattern(p) for p in parsed.patterns]
     lookup = combined([required_literals(p) for p in parsed.patterns])
     found = Found([], files, "trigram index", patterns=compiled)
     if not compiled:
-        found.matches = _definitions(run, files, allowed, parsed, kinds)
+        found.matches = definitions(run, files, allowed, parsed, kinds)
         found.narrowed_by = "definitions"
     elif lookup is not None:
         rows = exact_index.candidates(run_id=run.pk, lookup=lookup, version_ids=allowed)
@@ -347,9 +228,9 @@ def find_matches(
             )
         )
     if (parsed.symbols or kinds) and compiled:
-        spans = _spans({m.version for m in found.matches})
+        spans = unit_spans({m.version for m in found.matches})
         found.matches = [
-            m for m in found.matches if _kept(spans.get(m.version, []), m.line, parsed, kinds)
+            m for m in found.matches if kept(spans.get(m.version, []), m.line, parsed, kinds)
         ]
     found.matches.sort(key=lambda m: (files.get(m.version, ""), m.line))
     return found
@@ -389,19 +270,19 @@ def exact_search(
     stopped = found.stopped
     if parsed.words:
         ranks = _meaning_order(repository, parsed, filters)
-        spans = _spans({m.version for m in matches})
+        spans = unit_spans({m.version for m in matches})
 
-        def meaning(m: _Match) -> int:
+        def meaning(m: Match) -> int:
             around = [s.pk for s in spans.get(m.version, []) if s.start <= m.line <= s.end]
             return min((ranks[pk] for pk in around if pk in ranks), default=len(ranks) + 1)
 
         matches.sort(key=meaning)  # stable: file and line order among equals
     shown = matches[:limit]
-    spans = _spans({m.version for m in shown})
-    inner = {id(m): _innermost(spans.get(m.version, []), m.line) for m in shown}
+    spans = unit_spans({m.version for m in shown})
+    inner = {id(m): innermost(spans.get(m.version, []), m.line) for m in shown}
     units = generation_units(run, {s.pk for s in inner.values() if s is not None})
     hits = []
-    for m, text, before, after in _with_context(shown, config["CONTEXT_LINES"]):
+    for m, text, before, after in with_context(shown, config["CONTEXT_LINES"]):
         span = inner[id(m)]
         path = files.get(m.version, "")
         hits.append(
@@ -410,7 +291,7 @@ def exact_search(
                 path=path,
                 line=m.line,
                 text=text,
-                ranges=_ranges(text, found.patterns) if found.patterns else _named(text, span),
+                ranges=_ranges(text, found.patterns) if found.patterns else name_range(text, span),
                 before=before,
                 after=after,
                 unit=units.get(span.pk) if span else None,

@@ -199,7 +199,7 @@ def test_a_catastrophic_pattern_is_bounded(app, indexed_repo):
         response = grep(repository, query)
         assert time.perf_counter() - started < 5, query
         assert response.lines.total <= 200
-    assert len(lines(grep(repository, "/^(a+)+b$/"))) == 200
+    assert grep(repository, "/^(a+)+b$/").lines.total == 200
     assert lines(grep(repository, "/(a|aa)*c/")) == []
 
 
