@@ -10,7 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= requests
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-reports bench-scale \
-	bench-first-answer bench-questions clean lock models-large train-ranker train-embedder cosqa-data
+	bench-first-answer bench-questions bench-query-speed clean lock models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash, and nothing is resolved: with
@@ -154,6 +154,17 @@ bench-questions: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
 		$(if $(ONLY),--only $(ONLY)); fi
 	$(PY) -m benchmarks.bench_questions --set $(SET) --name $(NAME) --part $(PART) \
 		$(if $(ONLY),--only $(ONLY)) \
+		$(or $(SEMBLE),--semble-python $(SEMBLE_VENV)/bin/python --semble-model var/semble-model)
+
+# Per-query speed against semble on large repositories, in one run: each question file's
+# repository indexed (phase 1), warmed and asked, then semble on the same tree, with the load
+# beside each (benchmarks.query_speed; about a minute a repository on 2 cores).
+SPEED_FILES ?= $(addprefix benchmarks/questions/large/dev/,git.jsonl rocksdb.jsonl cargo.jsonl \
+	etcd.jsonl mybatis.jsonl rubocop.jsonl roundcube.jsonl)
+bench-query-speed: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
+	$(PY) -m benchmarks.corpora fetch --manifest benchmarks/questions/large/corpora.json \
+		--only $(basename $(notdir $(SPEED_FILES))) $(if $(MIRRORS),--mirrors $(MIRRORS))
+	$(PY) -m benchmarks.query_speed --files $(SPEED_FILES) --out docs/eval/query-speed.json \
 		$(or $(SEMBLE),--semble-python $(SEMBLE_VENV)/bin/python --semble-model var/semble-model)
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
