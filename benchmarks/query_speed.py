@@ -122,9 +122,14 @@ def main(argv: list[str] | None = None) -> int:
             report["repositories"][file.stem] = figures
             print(file.stem, json.dumps(figures), flush=True)
     report["load_after"] = _load()
+    return emit(report, args.out)
+
+
+def emit(report: dict, out: Path | None) -> int:
+    """Print the report, and write it to `out` when given."""
     text = json.dumps(report, indent=1) + "\n"
-    if args.out:
-        args.out.write_text(text)
+    if out:
+        out.write_text(text)
     print(text)
     return 0
 
