@@ -233,11 +233,25 @@ class GenerationCache(Generic[T]):
     Building one (seconds, for a large repository) holds only that generation's lock: searches
     of every other repository go on meanwhile."""
 
+    # Every cache made, so that a server can size them all to the repositories it serves.
+    made: list[GenerationCache] = []
+
     def __init__(self, size: int = 8) -> None:
         self.size = size
         self._items: OrderedDict[str, T] = OrderedDict()
         self._building: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+        GenerationCache.made.append(self)
+
+    @classmethod
+    def hold(cls, generations: int) -> None:
+        """Let every cache keep at least `generations` generations. A search over all of a
+        server's repositories asks each one's index in turn: with fewer kept than there are
+        repositories, every such search read most of them from disk again (over 20 repositories,
+        1.3 s at the median and 16.5 s at p95, docs/BENCHMARKS.md)."""
+        for cache in cls.made:
+            with cache._lock:
+                cache.size = max(cache.size, generations)
 
     def _cached(self, key: str) -> T | None:
         with self._lock:

@@ -56,6 +56,7 @@ def warm_up(*, wait_s: float = WAIT_S, repositories: Sequence[int] | None = None
 
     try:
         _load_models()
+        _hold_every_repository()
         lap("models")
         done.complete = prefetch_vectors(wait_s=wait_s, lexical=True, only=repositories)
         lap("indexes")
@@ -83,6 +84,15 @@ def _load_models() -> None:
     get_vector_store()
     with contextlib.suppress(RankerUnavailable):  # off or refused: searches say so
         get_ranker()
+
+
+def _hold_every_repository() -> None:
+    """The per-generation caches (lexical indexes, names, file maps, import graphs) sized to
+    hold every searchable repository, and as many again for the generations that replace them
+    while they are re-indexed: a search over all repositories reads each one's."""
+    from indexing.lexical import GenerationCache
+
+    GenerationCache.hold(2 * _searchable().count())
 
 
 def _searchable(only: Sequence[int] | None = None):

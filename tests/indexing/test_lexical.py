@@ -54,6 +54,16 @@ def test_least_recently_used_generations_are_dropped():
     assert cache.get(run(3), lambda key: -3) == 3
 
 
+def test_a_server_sizes_every_cache_to_hold_all_its_repositories():
+    cache: GenerationCache[int] = GenerationCache(size=2)
+    GenerationCache.hold(3)  # a warm-up of a server with three repositories' worth
+    for pk in (1, 2, 3):
+        cache.get(run(pk), lambda key, pk=pk: pk)
+    assert cache.get(run(1), lambda key: -1) == 1  # kept: a search over all three reads none
+    GenerationCache.hold(1)  # never lowered below what another warm-up asked
+    assert cache.size == 3
+
+
 def test_an_index_says_which_ids_it_holds():
     from indexing.lexical import bm25_index
 
