@@ -72,3 +72,44 @@ def test_page_searches_every_repository_by_default(client, shop, geometry):
     page = client.get("/search/", {"q": "area of a circle"}).content.decode()
     assert '<span class="repository">geometry</span>' in page
     assert "all repositories" in page
+
+
+VAULT = {
+    "vault/solids.py": '''
+import math
+
+
+def sphere_volume(radius):
+    """Volume of a sphere of the given radius."""
+    return 4 / 3 * math.pi * radius ** 3
+''',
+}
+
+
+def test_another_users_private_repository_never_shows_across_repositories(
+    client, shop, geometry, write_repo, django_user_model
+):
+    owner = django_user_model.objects.create_user("vault-owner", password="pw")
+    vault = repository_create(
+        name="vault", source=str(write_repo(VAULT)), owner=owner, is_public=False
+    )
+    run = index_run_execute(run=index_run_start(repository=vault, enqueue=False))
+    assert run.status == "succeeded", run.error
+    question = {"q": "volume of a sphere"}
+    # Anyone else, every repository: the answer is in the vault, and nothing of it shows, not
+    # even as a count: the response is the one the two visible repositories give.
+    every = client.get("/api/search", question).json()
+    visible = client.get("/api/search", {"repo": ["shop", "geometry"], **question}).json()
+    assert "vault" not in str(every) and "sphere_volume" not in str(every)
+    assert every["timings_ms"]["repositories"] == 2
+    assert [r["unit_id"] for r in every["results"]] == [r["unit_id"] for r in visible["results"]]
+    assert every["notices"] == visible["notices"]
+    assert client.get("/api/search", {"repo": ["vault"], **question}).status_code == 404
+    # Its owner searches everything and finds the answer first, in the one repository it is in.
+    client.force_login(owner)
+    mine = client.get("/api/search", question).json()
+    assert mine["timings_ms"]["repositories"] == 3
+    assert (mine["results"][0]["repository"], mine["results"][0]["qualname"]) == (
+        "vault",
+        "sphere_volume",
+    )
