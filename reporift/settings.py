@@ -491,6 +491,14 @@ REPORIFT = {
             # An interface in a file of its own after its implementation (C#'s `IFoo.cs`),
             # unless it defines the name asked for: docs/eval/langs-interfaces.json.
             "interface": 1.0,
+            # Questions in words: a file whose path names the question's topic, a file whose
+            # units together match its words (a central file), and the first results spread
+            # over files (a step of 1.5 per further unit of a file): chosen by the file figure
+            # on the large-repository, languages and developer questions' tuning parts
+            # (docs/eval/file-evidence-replay.json, docs/BENCHMARKS.md).
+            "path_topic": 1.0,
+            "sentence_same_file": 1.5,
+            "lexical_file_mass": 0.25,
         },
         # Units that define a name typed as the query, gathered even when no stream found them.
         "DEFINITIONS": 20,

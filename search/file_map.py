@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from indexing.lexical import GenerationCache, lexical_index_for_run
 from indexing.models import IndexRun
 from search.name_index import name_index
+from search.ranking.paths import PathWords, count_path_words
 
 
 @dataclass
@@ -27,6 +30,40 @@ class FileMap:
     file_of_position: np.ndarray
     index_of_path: dict[str, int]
     by_basename: dict[str, list[int]]
+
+    def added_up(self, scores: np.ndarray, paths: Iterable[str]) -> dict[str, float]:
+        """Per file of `paths`, the scores of its units (`scores` in the lexical index's
+        order: BM25's for a query) added up. Reads only those files' units, however large
+        the repository."""
+        order, starts = self._units_by_file
+        wanted = {path: i for path in paths if (i := self.index_of_path.get(path)) is not None}
+        if not wanted:
+            return {}
+        files = np.fromiter(wanted.values(), dtype=np.int64, count=len(wanted))
+        first, sizes = starts[files], starts[files + 1] - starts[files]
+        # Every unit of the files asked for, file after file, gathered in one step.
+        ends = np.cumsum(sizes)
+        within = np.arange(ends[-1]) - np.repeat(ends - sizes, sizes)
+        gathered = scores[order[np.repeat(first, sizes) + within]]
+        owner = np.repeat(np.arange(len(files)), sizes)
+        totals = np.bincount(owner, weights=gathered, minlength=len(files))
+        return dict(zip(wanted, totals.tolist(), strict=True))
+
+    @cached_property
+    def _units_by_file(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lexical index's positions grouped by file (`order[starts[f]:starts[f + 1]]` are
+        file f's), made once per generation."""
+        order = np.argsort(self.file_of_position, kind="stable")
+        starts = np.searchsorted(
+            self.file_of_position[order], np.arange(len(self.paths) + 1), side="left"
+        )
+        return order, starts
+
+    @cached_property
+    def path_words(self) -> PathWords:
+        """How many files carry each word in their path: what a search weighs a candidate's
+        path by (`search.ranking.paths`), counted once per generation."""
+        return count_path_words(self.paths)
 
     def resolve(self, mention: str) -> list[tuple[int, int]]:
         """The files a path as written in an issue may mean, with how many trailing path

@@ -40,7 +40,7 @@ from search.filters import SearchFilters, is_auxiliary_path, is_test_path
 from search.import_graph import import_graph
 from search.issue_evidence import Evidence
 from search.issue_text import IssueClues, read_issue
-from search.ranking.structure import asks_about_docs
+from search.ranking.docs_questions import mentions_setup
 from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
 
@@ -256,7 +256,7 @@ def is_about_tests(clues: IssueClues) -> bool:
 
 
 def is_about_docs(clues: IssueClues) -> bool:
-    return asks_about_docs(clues.title)
+    return mentions_setup(clues.title)
 
 
 def locate_files(

@@ -19,12 +19,13 @@ from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_generation
 from reporift.words import plural
 from search import streams as S
+from search.file_map import file_map
 from search.filters import SearchFilters, is_test_path  # noqa: F401  (re-exported)
 from search.fusion import reciprocal_rank_fusion
 from search.ranking.explain import stream_reason
 from search.ranking.model import RankerUnavailable, get_ranker
 from search.ranking.order import learned_order
-from search.ranking.structure import Strengths, shape_ranked
+from search.ranking.structure import Strengths, query_shape, shape_ranked
 from search.results import SearchError, SearchResponse, SearchResult
 from search.retrieval import Retriever, search_config
 
@@ -202,12 +203,25 @@ def search(
 
 
 def _shaped(
-    query: str, units: dict[int, CodeUnit], scored: list[tuple[int, float]]
+    query: str,
+    units: dict[int, CodeUnit],
+    scored: list[tuple[int, float]],
+    retriever: Retriever,
 ) -> tuple[list[tuple[int, float]], dict[int, str]]:
     """The learned order (standardised scores) adjusted by the repository's shape
     (search.ranking.structure), and what lifted each unit that was lifted, in words."""
     strengths = Strengths(**search_config()["STRUCTURE"])
-    shaped = shape_ranked(query, [(units[u], score) for u, score in scored], strengths)
+    ranked = [(units[u], score) for u, score in scored]
+    paths = mass = None
+    if strengths.path_topic or strengths.lexical_file_mass:
+        # Made once per generation beside the lexical index (the warm-up builds it).
+        files = file_map(retriever.generation)
+        paths = files.path_words if strengths.path_topic else None
+        if strengths.lexical_file_mass and not query_shape(query).name:
+            # The query's BM25 scores were computed for the lexical stream and the ranker.
+            _, scores = retriever.streams.lexical(query)
+            mass = files.added_up(scores, {unit.path for unit, _ in ranked})
+    shaped = shape_ranked(query, ranked, strengths, paths=paths, lexical_mass=mass)
     lifted = {unit.pk: text for unit, _, text in shaped if text}
     return [(unit.pk, score) for unit, score, _ in shaped], lifted
 
@@ -268,7 +282,7 @@ def _order(
             response.ordered_by = "ranker"
             if use_structure:
                 # On the ranker's standardised scores, before any fusion below changes scale.
-                scored, lifted = _shaped(query, units, scored)
+                scored, lifted = _shaped(query, units, scored, retriever)
                 reasons = {
                     u: "; ".join(filter(None, (lifted.get(u), reasons.get(u))))
                     for u in {*reasons, *lifted}

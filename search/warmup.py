@@ -138,9 +138,10 @@ def prefetch_vectors(
                 started.append((repository, store))
         if lexical:  # read from disk while the copies load
             lexical_index_for_run(generation)
-            # The names a typed name is looked up in, and the files an issue is located in.
+            # The names a typed name is looked up in, the files an issue is located in, and
+            # the words of their paths a question's files are weighed by.
             name_index(generation)
-            file_map(generation)
+            _ = file_map(generation).path_words
     loaded = True
     for repository, store in started:
         left = max(0.0, deadline - time.monotonic())

@@ -20,8 +20,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
+
+import numpy as np
 
 # "how to" and "how do I" ask for a thing to do, "how long/many/much/often" for a number that
 # one unit holds: neither asks for files.
@@ -58,3 +60,21 @@ def file_evidence(units: Sequence[FileUnit], *, window: int, strength: float) ->
         return {}
     counts = Counter(unit.path for unit in units[:window])
     return {path: strength * math.log2(n) for path, n in counts.items() if n > 1}
+
+
+def lexical_file_evidence(
+    paths: Sequence[str], mass: Mapping[str, float], *, strength: float
+) -> dict[str, float]:
+    """What a file's BM25 scores over all its units, added up (`mass`, for the candidates'
+    files), add to its units: `strength` per standard deviation its log stands above the
+    candidate files' mean; a file below the mean gets nothing. A central file with many units
+    on the topic gathers mass though none of its units is the best match."""
+    if not strength or not mass:
+        return {}
+    files = list(dict.fromkeys(paths))
+    values = np.log1p([mass.get(path, 0.0) for path in files])
+    spread = float(values.std())
+    if not spread:
+        return {}
+    above = (values - values.mean()) / spread
+    return {path: strength * float(z) for path, z in zip(files, above, strict=True) if z > 0}

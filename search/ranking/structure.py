@@ -7,36 +7,54 @@ decide the answer (docs/BENCHMARKS.md, "Developer questions"):
 
 - a name typed as the query is answered by the unit that defines it, not by the units that
   mention it most (a subclass's method, a property of the same name in lower case);
-- a file named for the topic (`auth.py` for "authentication and credentials") is where a reader
-  starts;
-- a top 10 spent on one file's methods hides the second file that answers too;
+- a file named for the topic (`auth.py` for "authentication and credentials", `yaml_adapter.js`
+  for "the yaml adapter", `date_parse.c` for "date parsing helpers") is where a reader starts:
+  how much of the question a path names, rare path words counting most, lifts all of its
+  units (`search.ranking.paths`);
+- a central file with many units on the topic (a large utilities file, a module's core) is the
+  answer though none of its units is the best match: what a file's units score for the
+  question's words all together lifts it (`search.ranking.files.lexical_file_evidence`);
+- a top 10 spent on one file's methods hides the second file that answers too: for a question
+  in words (not a name) the first results name different files;
 - a module-level block (constants, data tables, a `__main__` block) matches many words but is
   rarely what a sentence asks for, unless it defines the name asked about or opens the file with
   its documentation (a header comment, a package or module docstring: what the file is for);
 - a question that asks how a part works is answered by files: for those the list is spread
   over files harder and a file is weighed as a whole (`search.ranking.files`);
 - a section of documentation or configuration that speaks of a feature is not where the
-  feature is done: it leads only when the question asks about docs, setup or configuration;
+  feature is done: it leads only when the question asks for a page or a reader's task
+  (installing, setting up, the default settings), not when it only names a format or a
+  configuration the code reads ("load a yaml config file");
 - a benchmark, an example or a fixture uses the words of what it exercises: it comes after
   the definitions; so does an interface in a file of its own (C#'s `IRouteFinder.cs`), which
   repeats its implementation's words without its code.
 
 Each rule adds to (or takes from) the ranker's standardised score, with strengths chosen on the
-developer questions' tuning part and checked on the package benchmark and CoSQA dev.
+developer questions' tuning part and checked on the package benchmark and CoSQA dev; the
+path, file-mass and spreading rules for questions in words on the tuning parts of the
+large-repository, languages and developer question sets by the file figure
+(`benchmarks.shape_replay`, docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Protocol
 
 from indexing.unit_text import file_stem, file_suffix
 from search.filters import is_auxiliary_path, is_interface_path
-from search.ranking.files import asks_for_files, file_evidence, is_opening
+from search.ranking.docs_questions import asks_about_docs
+from search.ranking.files import (
+    asks_for_files,
+    file_evidence,
+    is_opening,
+    lexical_file_evidence,
+)
+from search.ranking.paths import PathWords, path_topic, topic_words
 
 # A name as typed, once its separators are dots: `Session.send`, `Enum.map/2`, `empty?`,
 # `foldl'`, `$el` (a sigil is part of a PHP or JavaScript name).
@@ -96,6 +114,16 @@ class Strengths:
     prose: float = 0.0
     auxiliary: float = 0.0
     interface: float = 0.0  # taken off a unit of an interface file that does not define the name
+    # Added to every unit of a file per unit of `search.ranking.paths.path_topic`: how much of
+    # the question its path names, rare words counting most (needs the repository's path words).
+    path_topic: float = 0.0
+    # For a sentence that asks neither how a part works nor for a name: the step taken off each
+    # further unit of a file (instead of `same_file`), so that the first results name
+    # different files.
+    sentence_same_file: float = 0.0
+    # For a question in words: what a file's BM25 scores over all its units add to its units,
+    # per standard deviation above the candidate files' mean (`files.lexical_file_evidence`).
+    lexical_file_mass: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -147,22 +175,6 @@ def query_shape(query: str) -> QueryShape:
         words=words,
         asks_docs=asks_about_docs(query),
     )
-
-
-# Words of a question about documentation, installing, building or configuring, where a
-# section of prose or configuration is the answer.
-_DOCS_WORDS = re.compile(
-    r"\b(docs?|documentation|documented|readme|guide|tutorial|manual|changelog|license|"
-    r"contributing|install\w*|set ?up|setups?|configur\w*|config|settings?|env(?:ironment)? "
-    r"variables?|build (?:from source|options|instructions)|deploy\w*|docker\w*|yaml|toml|"
-    r"json|ini|properties|dependenc(?:y|ies)(?! inject)|requirements?|version(?:s|ing)?|"
-    r"release notes?|getting started|quick ?start)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_about_docs(query: str) -> bool:
-    return _DOCS_WORDS.search(query) is not None
 
 
 def _is_camel(token: str) -> bool:
@@ -255,11 +267,12 @@ def _topic_stems(path: str) -> tuple[frozenset[str], tuple[str, ...]]:
 
 
 def _lifts(
-    unit: ShapedUnit, shape: QueryShape, strengths: Strengths, *, topic: bool
+    unit: ShapedUnit, shape: QueryShape, strengths: Strengths, *, topic: bool, named: float = 0.0
 ) -> list[tuple[float, str]]:
     """What each rule adds to (or takes from) a unit's score, with the words that say why
     ("" for a step back, which needs no telling). `topic`: the unit's file is named for the
-    query's topic (`file_topic`, asked once per file by the caller)."""
+    query's topic (`file_topic`, asked once per file by the caller); `named`: how much of the
+    question its path names (`search.ranking.paths.path_topic`, likewise)."""
     lifts = []
     match = definition_match(unit, shape)
     if strengths.defines and match:
@@ -268,6 +281,8 @@ def _lifts(
         lifts.append((strengths.mentioned, f"defines '{named[0]}'"))
     if strengths.file_topic and topic:
         lifts.append((strengths.file_topic, "file named for the topic"))
+    if strengths.path_topic and named:
+        lifts.append((strengths.path_topic * named, "its path names the topic"))
     if strengths.module and unit.kind == "module" and not match:
         lifts.append((-strengths.module, ""))
     if strengths.prose and unit.kind == "section" and not shape.asks_docs:
@@ -291,21 +306,44 @@ def shape_ranked(
     query: str,
     ranked: Sequence[tuple[ShapedUnit, float]],
     strengths: Strengths,
+    *,
+    paths: PathWords | None = None,
+    lexical_mass: Mapping[str, float] | None = None,
 ) -> list[tuple[ShapedUnit, float, str]]:
     """`ranked` (units with the ranker's standardised scores, best first) re-ordered by the
     rules of the module docstring: each unit with its adjusted score and the rules that lifted
-    it, in words ("" when none did)."""
+    it, in words ("" when none did). `paths`: the repository's path words, for `path_topic`;
+    `lexical_mass`: each candidate file's BM25 scores over all its units, added up, for
+    `lexical_file_mass` (without them those rules are off)."""
     shape = query_shape(query)
     broad = asks_for_files(query, is_name=bool(shape.name))
+    sentence = not broad and not shape.name
     units = [unit for unit, _ in ranked]
     mass = strengths.file_mass if broad else 0.0
     evidence = file_evidence(units, window=strengths.file_window, strength=mass)
+    if lexical_mass and not shape.name:
+        found = lexical_file_evidence(
+            [unit.path for unit in units], lexical_mass, strength=strengths.lexical_file_mass
+        )
+        evidence = {
+            path: evidence.get(path, 0.0) + found.get(path, 0.0) for path in {*evidence, *found}
+        }
     topics: dict[str, bool] = {}
+    named: dict[str, float] = {}
+    words_asked = topic_words(shape.words) if paths and strengths.path_topic else frozenset()
     adjusted, words = [], {}
     for unit, score in ranked:
         if strengths.file_topic and unit.path not in topics:
             topics[unit.path] = file_topic(unit.path, shape)
-        lifts = _lifts(unit, shape, strengths, topic=topics.get(unit.path, False))
+        if words_asked and unit.path not in named:
+            named[unit.path] = path_topic(unit.path, words_asked, paths)
+        lifts = _lifts(
+            unit,
+            shape,
+            strengths,
+            topic=topics.get(unit.path, False),
+            named=named.get(unit.path, 0.0),
+        )
         lifts.append((evidence.get(unit.path, 0.0), ""))
         # Added up in order, as sum() would (the same float): most units have no lift at all.
         added, said = 0.0, []
@@ -315,7 +353,11 @@ def shape_ranked(
                 said.append(text)
         adjusted.append((unit, score + added))
         words[id(unit)] = "; ".join(said)
-    step = strengths.broad_same_file if broad and strengths.broad_same_file else strengths.same_file
+    step = strengths.same_file
+    if broad and strengths.broad_same_file:
+        step = strengths.broad_same_file
+    elif sentence and strengths.sentence_same_file:
+        step = strengths.sentence_same_file
     if step:
         adjusted = _spread_files(adjusted, step)
     else:
@@ -327,9 +369,13 @@ def shaped_order(
     query: str,
     ranked: Sequence[tuple[ShapedUnit, float]],
     strengths: Strengths,
+    *,
+    paths: PathWords | None = None,
+    lexical_mass: Mapping[str, float] | None = None,
 ) -> list[tuple[ShapedUnit, float]]:
     """`shape_ranked` without the words."""
-    return [(unit, score) for unit, score, _ in shape_ranked(query, ranked, strengths)]
+    shaped = shape_ranked(query, ranked, strengths, paths=paths, lexical_mass=lexical_mass)
+    return [(unit, score) for unit, score, _ in shaped]
 
 
 def _spread_files(

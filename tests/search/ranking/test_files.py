@@ -5,7 +5,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from search.ranking.files import asks_for_files, file_evidence, is_opening
+from search.ranking.files import (
+    asks_for_files,
+    file_evidence,
+    is_opening,
+    lexical_file_evidence,
+)
+from search.ranking.paths import count_path_words
 from search.ranking.structure import Strengths, shape_ranked, shaped_order
 
 
@@ -101,3 +107,61 @@ def test_a_files_opening_lines_are_not_held_back_for_any_question():
     block = Unit("pools.py", "pools", "module")
     plain = shaped_order("where is a connection taken from the pool", [(block, 0.6)], BROAD)
     assert plain[0][1] == pytest.approx(-0.4)
+
+
+def test_lexical_file_evidence_lifts_files_above_the_candidates_mean():
+    mass = {"kit.py": 40.0, "a.py": 2.0, "b.py": 2.0, "c.py": 1.0}
+    paths = ["a.py", "kit.py", "b.py", "c.py", "kit.py"]
+    evidence = lexical_file_evidence(paths, mass, strength=0.25)
+    assert set(evidence) == {"kit.py"} and 0 < evidence["kit.py"] <= 0.25 * 2
+    assert lexical_file_evidence(paths, mass, strength=0.0) == {}
+    assert lexical_file_evidence(paths, {p: 3.0 for p in mass}, strength=0.25) == {}
+
+
+def test_a_central_file_whose_units_match_together_comes_first():
+    # Small files with one good unit each; the central file's units are each a little behind.
+    ranked = [
+        (Unit("header.py", "clean"), 1.2),
+        (Unit("kit.py", "trim"), 1.1),
+        (Unit("args.py", "normalise"), 1.0),
+        (Unit("kit.py", "collapse"), 0.9),
+    ]
+    mass = {"header.py": 3.0, "kit.py": 30.0, "args.py": 2.5}
+    query = "whitespace cleanup of strings"
+    plain = shaped_order(query, ranked, Strengths())
+    assert plain[0][0].path == "header.py"
+    lifted = shaped_order(query, ranked, Strengths(lexical_file_mass=0.25), lexical_mass=mass)
+    assert lifted[0][0].path == "kit.py"
+    # A name typed as the query is answered by its definition, not by a file's mass.
+    named = shaped_order("clean", ranked, Strengths(lexical_file_mass=0.25), lexical_mass=mass)
+    assert named[0][0].path == "header.py"
+
+
+def test_a_sentence_names_different_files_first_and_a_name_does_not():
+    ranked = [
+        (Unit("a.py", "A.one"), 2.0),
+        (Unit("a.py", "A.two"), 1.9),
+        (Unit("b.py", "B.one"), 1.0),
+    ]
+    strengths = Strengths(same_file=0.2, sentence_same_file=1.5)
+    spread = shaped_order("retry a failed request with backoff", ranked, strengths)
+    assert [u.path for u, _ in spread][:2] == ["a.py", "b.py"]
+    named = shaped_order("A.two", ranked, strengths)
+    assert [u.path for u, _ in named][:2] == ["a.py", "a.py"]
+
+
+def test_the_file_whose_path_names_the_topic_is_lifted():
+    ranked = [
+        (Unit("lib/formats.js", "adapterFor"), 1.0),
+        (Unit("adapters/yaml_adapter.js", "A"), 0.6),
+    ]
+    paths = count_path_words(
+        ["lib/formats.js", "adapters/yaml_adapter.js", "adapters/json_adapter.js"]
+    )
+    shaped = shape_ranked("the yaml adapter", ranked, Strengths(path_topic=1.0), paths=paths)
+    assert shaped[0][0].path == "adapters/yaml_adapter.js"
+    assert "its path names the topic" in shaped[0][2]
+    # Without the repository's path words the rule is off.
+    assert shape_ranked("the yaml adapter", ranked, Strengths(path_topic=1.0))[0][0].path == (
+        "lib/formats.js"
+    )

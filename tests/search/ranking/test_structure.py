@@ -5,10 +5,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from search.ranking.docs_questions import asks_about_docs, mentions_setup
 from search.ranking.structure import (
     Strengths,
     _topic_stems,
-    asks_about_docs,
     definition_match,
     file_topic,
     query_shape,
@@ -176,10 +176,27 @@ def test_a_file_that_stands_for_its_folder_is_named_by_it():
         ("registration of the gateway services in dependency injection", False),
         ("which dependencies does the package need", True),
         ("how to install it", True),
+        # A reader's task, or a page by its kind, asks for the page.
+        ("how do I build the library with cmake", True),
+        ("install the cli with homebrew and run it the first time", True),
+        ("default settings for the worker pool", True),
+        ("contributing guidelines for new plugins", True),
+        # Words of configuration, formats or installing that name what the code does.
+        ("load a declarative yaml config file into the cache", False),
+        ("encode and decode json", False),
+        ("resolve dependency versions that conflict", False),
+        ("how is the config file parsed, with its include directives", False),
+        ("how are plugins installed and listed", False),
+        ("how are the api documentation pages generated", False),
     ],
 )
-def test_dependency_injection_is_code_not_setup(question, about_docs):
+def test_docs_and_setup_questions_are_a_readers_task_not_what_code_does(question, about_docs):
     assert asks_about_docs(question) is about_docs
+
+
+def test_an_issue_title_about_configuration_still_counts_as_about_setup():
+    assert mentions_setup("yaml config ignored after upgrade")
+    assert not mentions_setup("crash when the pool is closed twice")
 
 
 def test_an_interface_file_comes_after_its_implementation_unless_named():
