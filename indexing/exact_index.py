@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from indexing.models import ExactChunk, FileVersion
 
@@ -246,7 +246,7 @@ def index_size(*, repository_id: int | None = None) -> dict[str, int]:
                     ["indexing_exactchunk%"],
                 )
                 disk = int(cursor.fetchone()[0])
-            except Exception:
+            except DatabaseError:  # built without the dbstat table: say so, don't guess
                 disk = -1
         else:
             cursor.execute("SELECT pg_total_relation_size('indexing_exactchunk')")
