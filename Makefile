@@ -10,7 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= requests
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-reports bench-scale \
-	bench-first-answer bench-questions bench-query-speed clean lock models-large train-ranker train-embedder cosqa-data
+	bench-first-answer bench-questions bench-query-speed bench-across clean lock models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash, and nothing is resolved: with
@@ -97,7 +97,7 @@ sandbox:
 # The whole suite on the embedded defaults (SQLite file, embedded Chroma), then the tests that
 # exercise the database hardest once more on the local PostgreSQL.
 PG_URL ?= postgres://postgres@127.0.0.1:5432/reporift
-PG_TESTS := tests/indexing/test_services.py tests/indexing/test_unit_rows.py tests/indexing/test_celery_worker.py tests/security/test_faults.py tests/security/test_visibility.py tests/search/test_services.py tests/search/test_exact.py
+PG_TESTS := tests/search/test_across_routing.py tests/indexing/test_services.py tests/indexing/test_unit_rows.py tests/indexing/test_celery_worker.py tests/security/test_faults.py tests/security/test_visibility.py tests/search/test_services.py tests/search/test_exact.py
 
 test: $(STAMP) browser sandbox
 	$(PY) -m pytest
@@ -167,6 +167,25 @@ bench-query-speed: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
 		--only $(basename $(notdir $(SPEED_FILES))) $(if $(MIRRORS),--mirrors $(MIRRORS))
 	$(PY) -m benchmarks.query_speed --files $(SPEED_FILES) --out docs/eval/query-speed.json \
 		$(or $(SEMBLE),--semble-python $(SEMBLE_VENV)/bin/python --semble-model var/semble-model)
+
+# All repositories at once, on the large-repository set's 20 trees (about 420,000 units): each
+# indexed (phase 1) into ACROSS_DATA, which `manage.py evaluate` also scores one repository at a
+# time; then every tuning question asked over all of them, judged by its own repository's files
+# (routed, and every repository ranked: benchmarks.across_quality, about 15 minutes), and timed
+# (benchmarks.across_speed; COPIES=2 first indexes every tree twice more, about 1,260,000 units).
+ACROSS_DATA ?= var/speed/data
+COPIES ?= 0
+bench-across: setup
+	$(PY) -m benchmarks.corpora fetch --manifest benchmarks/questions/large/corpora.json \
+		$(if $(MIRRORS),--mirrors $(MIRRORS))
+	REPORIFT_DATA_DIR=$(ACROSS_DATA) $(PY) manage.py migrate --noinput -v0
+	REPORIFT_DATA_DIR=$(ACROSS_DATA) REPORIFT_PHASE2_MAX_UNITS=1 $(PY) manage.py evaluate \
+		--format questions benchmarks/questions/large/dev --part tune --phase 1 \
+		--out $(ACROSS_DATA)/one-repository.json
+	$(PY) -m benchmarks.across_quality --data-dir $(ACROSS_DATA) \
+		--questions benchmarks/questions/large/dev --out docs/eval/across-quality.json
+	$(PY) -m benchmarks.across_speed --data-dir $(ACROSS_DATA) --copies $(COPIES) \
+		--questions benchmarks/questions/large/dev --out docs/eval/across-speed.json
 
 # Trees of 2k, 20k and 200k units, each indexed cold and searched (hours on 2 cores).
 bench-scale: setup

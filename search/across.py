@@ -1,4 +1,7 @@
 """One query over several repositories: each searched as it would be alone, the results merged.
+Over more repositories than ACROSS["REPOSITORIES"], a question in words first makes one pass
+over all of their static vectors, which picks the repositories to search in full
+(`search.across_routing`); the rest are counted and never ranked.
 
 A result's own score is standardised over its repository's candidates (`search.ranking.order`),
 so the best unit of a repository that has nothing to do with the query scores as high as the
@@ -15,22 +18,33 @@ import time
 from collections.abc import Callable, Sequence
 
 from indexing.models import Repository
-from search.answer import answer
+from search.across_routing import route
+from search.answer import answer, with_qualifiers
 from search.filters import SearchFilters
+from search.query_syntax import parse_query
 from search.results import ExactLines, SearchError, SearchResponse, SearchResult
+from search.retrieval import search_config
+from search.services import is_issue, query_text
 
 
-def merge(per_repository: Sequence[Sequence[SearchResult]], k: int) -> list[SearchResult]:
+def merge(
+    per_repository: Sequence[Sequence[SearchResult]], k: int, *, lead: int = 0
+) -> list[SearchResult]:
     """The best `k` of several repositories' results, by comparable score, each repository's
-    order kept (a result scores at most what the one above it in its repository scored)."""
+    order kept (a result scores at most what the one above it in its repository scored).
+    `lead`: how many of the first repository's results (the one a route found likeliest to
+    hold the answer) come first whatever the others score."""
+    first = list(per_repository[0][:lead]) if per_repository and lead else []
     keyed = []
-    for results in per_repository:
+    for index, results in enumerate(per_repository):
         ceiling = float("inf")
         for position, result in enumerate(results):
+            if index == 0 and position < len(first):
+                continue
             ceiling = min(ceiling, result.comparable)
             keyed.append((-ceiling, position, result.repository, result))
     keyed.sort(key=lambda item: item[:3])
-    merged = [item[3] for item in keyed[:k]]
+    merged = (first + [item[3] for item in keyed])[:k]
     for rank, result in enumerate(merged, start=1):
         result.rank = rank
     return merged
@@ -57,6 +71,8 @@ def merged_search(
     repositories: Sequence[Repository],
     k: int,
     search_one: Callable[[Repository], SearchResponse],
+    *,
+    lead: int = 0,
 ) -> SearchResponse:
     """`search_one` over each repository, the results merged by comparable score; one that is
     not indexed yet is named in the notices while the others answer."""
@@ -81,7 +97,7 @@ def merged_search(
         query=first.query,
         mode=first.mode,
         mode_used=first.mode_used,
-        results=merge([r.results for r in responses], k),
+        results=merge([r.results for r in responses], k, lead=lead),
         notices=notices,
         candidates=sum(r.candidates for r in responses),
         ordered_by="+".join(sorted({r.ordered_by for r in responses})),
@@ -105,13 +121,46 @@ def search_across(
     limit: int | None = None,
 ) -> SearchResponse:
     """Fast mode over every given repository that has an index; full mode asks an LLM per
-    candidate and stays one repository at a time."""
+    candidate and stays one repository at a time. A question in words over more repositories
+    than ACROSS["REPOSITORIES"] ranks only those its one pass over all their vectors picks
+    (`search.across_routing`); an issue, exact text and patterns are searched in each."""
     if len(repositories) > 1 and mode != "fast":
         raise SearchError("full mode searches one repository at a time; pick one")
-    return merged_search(
-        repositories,
-        k,
-        lambda repository: answer(
+
+    def search_one(repository: Repository) -> SearchResponse:
+        return answer(
             repository=repository, query=query, k=k, mode=mode, filters=filters, limit=limit
-        ),
-    )
+        )
+
+    config = search_config()["ACROSS"]
+    words = routable(query)
+    if words is None or not config["REPOSITORIES"] or len(repositories) <= config["REPOSITORIES"]:
+        return merged_search(repositories, k, search_one)
+    routed = route(repositories=repositories, query=words, filters=with_filters(filters, query))
+    chosen = routed.chosen(config["REPOSITORIES"], config["EVIDENCE_UNITS"])
+    # Those not indexed yet answer at once with what they lack, which the notices then say.
+    response = merged_search([*chosen, *routed.unindexed], k, search_one, lead=config["LEAD"])
+    response.timings_ms |= {
+        "repositories": float(len(repositories)),
+        "ranked_repositories": float(len(chosen)),
+        "route": routed.ms,
+        "total": round(response.timings_ms.get("total", 0.0) + routed.ms, 2),
+    }
+    return response
+
+
+def routable(query: str) -> str | None:
+    """The words a question across repositories is routed by: None for an issue, exact text,
+    a pattern or a symbol (each repository is searched for those)."""
+    text = query_text(query)
+    if is_issue(text):
+        return None
+    parsed = parse_query(text)
+    if parsed.exact or len(parsed.paths) > 1 or parsed.not_paths:
+        return None
+    return parsed.words if parsed.has_syntax else text
+
+
+def with_filters(filters: SearchFilters | None, query: str) -> SearchFilters:
+    """The filters a routed question carries: the caller's and its own path:, lang:, kind:."""
+    return with_qualifiers(filters, parse_query(query_text(query)))

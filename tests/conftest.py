@@ -160,3 +160,45 @@ def git_origin(write_repo) -> Path:
     root = write_repo(SAMPLE_FILES)
     git_commit_all(root, "first")
     return root
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory):
+    """A real Chroma server (the `chroma run` that chromadb ships) on a free loopback port."""
+    import socket
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    chroma = Path(sys.executable).with_name("chroma")
+    process = subprocess.Popen(
+        [
+            str(chroma),
+            "run",
+            "--path",
+            str(tmp_path_factory.mktemp("chroma-server")),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1)
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                pytest.fail("the Chroma server did not start")
+            time.sleep(0.3)
+    yield port
+    process.terminate()
+    process.wait(timeout=20)

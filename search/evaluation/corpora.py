@@ -31,10 +31,15 @@ def snippet_id_from_path(path: str) -> str:
     return path.removesuffix(".py")
 
 
-def prepare_corpus(corpus: Corpus) -> Repository:
+def corpus_repository_name(corpus: Corpus) -> str:
+    """The name of the repository a corpus is indexed as in an evaluation's data dir."""
     # The index depends on how units are embedded, so that is part of the cache key too.
     salt = f"{TEXT_VERSION}|{get_embedder().model_id}"
-    name = f"eval-{corpus.content_hash(salt)}"
+    return f"eval-{corpus.content_hash(salt)}"
+
+
+def prepare_corpus(corpus: Corpus) -> Repository:
+    name = corpus_repository_name(corpus)
     repository = Repository.objects.filter(name=name).first()
     if repository is None:
         if corpus.kind == "snippets":

@@ -162,51 +162,6 @@ def test_backends_are_built_once_under_concurrency():
     assert get() is not results[0] and len(builds) == 2
 
 
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory):
-    """A real Chroma server (the `chroma run` that chromadb ships) on a free loopback port."""
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-    from pathlib import Path
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    chroma = Path(sys.executable).with_name("chroma")
-    process = subprocess.Popen(
-        [
-            str(chroma),
-            "run",
-            "--path",
-            str(tmp_path_factory.mktemp("chroma-server")),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1)
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail("the Chroma server did not start")
-            time.sleep(0.3)
-    yield port
-    process.terminate()
-    process.wait(timeout=20)
-
-
 @pytest.mark.slow
 class TestChromaServerVectorStore(VectorStoreContract):
     """The same store class against a Chroma server (`CHROMA_HOST`), over HTTP."""

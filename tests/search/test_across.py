@@ -46,6 +46,14 @@ def test_merge_orders_by_comparable_score_and_keeps_each_repository_order():
     assert [r.rank for r in merged] == [1, 2, 3, 4]
 
 
+def test_the_likeliest_repository_leads_then_the_merge_goes_on():
+    a = [result("a", 1.0, "a1"), result("a", 0.9, "a2"), result("a", 0.8, "a3")]
+    b = [result("b", 2.5, "b1"), result("b", 0.95, "b2")]
+    merged = merge([a, b], k=5, lead=2)
+    assert [r.unit.qualname for r in merged] == ["a1", "a2", "b1", "b2", "a3"]
+    assert [r.unit.qualname for r in merge([a, b], k=2, lead=3)] == ["a1", "a2"]
+
+
 def test_two_repositories_one_answer(shop, geometry):
     response = search_across(repositories=[shop, geometry], query="area of a circle", k=6)
     first = response.results[0]
