@@ -29,7 +29,7 @@ import numpy as np
 from indexing.embedding import query_vector
 from indexing.lexical import lexical_index_for_run, tokenize
 from indexing.models import IndexRun, Repository
-from indexing.selectors import active_generation
+from indexing.selectors import active_generations
 from indexing.store import VectorStoreUnavailable
 from indexing.unit_cache import generation_units
 from search.filters import SearchFilters
@@ -108,8 +108,9 @@ def route(
     words = list(dict.fromkeys(tokenize(query)))
     ranked, unindexed, unrouted = [], [], []
     vectors: dict[str, np.ndarray] = {}  # one query vector per static model
+    generations = active_generations(repositories=repositories)
     for repository in repositories:
-        generation = active_generation(repository=repository)
+        generation = generations.get(repository.pk)
         if generation is None:
             unindexed.append(repository)
             continue

@@ -1,5 +1,5 @@
 from indexing.models import IndexRun, Repository
-from indexing.selectors import active_generation
+from indexing.selectors import active_generation, active_generations
 
 
 def test_the_active_generation_shows_phase_2_progress_as_it_changes(shop):
@@ -21,3 +21,14 @@ def test_the_active_generation_shows_phase_2_progress_as_it_changes(shop):
 def test_a_repository_without_a_finished_run_has_no_generation(db):
     repository = Repository.objects.create(name="empty", source="/nowhere")
     assert active_generation(repository=repository) is None
+
+
+def test_the_generations_of_many_repositories_in_one_query(shop, django_assert_num_queries):
+    empty = Repository.objects.create(name="empty", source="/nowhere")
+    active_generation(repository=shop)  # its run is read once, then kept
+    with django_assert_num_queries(1):
+        found = active_generations(repositories=[shop, empty])
+    assert list(found) == [shop.pk]
+    assert found[shop.pk].pk == shop.active_run_id
+    assert found[shop.pk].embedder_model == shop.active_run.embedder_model
+    assert active_generations(repositories=[]) == {}
