@@ -7,7 +7,7 @@ with every repository ranked; the pass's own time, the ranked searches' and the 
 memory beside them.
 
     python -m benchmarks.across_speed --data-dir DIR --questions FILE_OR_DIR [--limit 40] \\
-        [--copies N] [--out docs/eval/across-speed.json]
+        [--copies N] [--compare N] [--out docs/eval/across-speed.json]
 
 The questions are only a workload (each asked over all repositories, whichever its answer lies
 in); the data dir's repositories are those already indexed there (e.g. by `manage.py evaluate`
@@ -77,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=40)
     parser.add_argument("--copies", type=int, default=0)
+    parser.add_argument(
+        "--compare",
+        type=int,
+        default=0,
+        help="ask only the first N questions with every repository ranked (0: all of them)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     os.environ.setdefault("REPORIFT_PHASE2_MAX_UNITS", "1")
@@ -105,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ranked_count = search["ACROSS"]["REPOSITORIES"]
     # The same questions with every repository ranked (what the product did before routing).
     search["ACROSS"] = {**search["ACROSS"], "REPOSITORIES": 0}
-    every = timed(repositories, queries)
+    every = timed(repositories, queries[: args.compare or None])
     report = {
         "command": "python -m benchmarks.across_speed " + " ".join(argv or sys.argv[1:]),
         "machine": machine_line(),

@@ -235,9 +235,14 @@ class GenerationCache(Generic[T]):
 
     # Every cache made, so that a server can size them all to the repositories it serves.
     made: list[GenerationCache] = []
+    # What `hold` asked for: a cache made later (its module imported after the warm-up, as a
+    # search across repositories imports its router) is held as large. One made at the default
+    # size read every generation's name index from disk again over 20 repositories (5 to 9 s a
+    # search).
+    held: int = 0
 
     def __init__(self, size: int = 8) -> None:
-        self.size = size
+        self.size = max(size, GenerationCache.held)
         self._items: OrderedDict[str, T] = OrderedDict()
         self._building: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -249,6 +254,7 @@ class GenerationCache(Generic[T]):
         server's repositories asks each one's index in turn: with fewer kept than there are
         repositories, every such search read most of them from disk again (over 20 repositories,
         1.3 s at the median and 16.5 s at p95, docs/BENCHMARKS.md)."""
+        cls.held = max(cls.held, generations)
         for cache in cls.made:
             with cache._lock:
                 cache.size = max(cache.size, generations)

@@ -46,7 +46,8 @@ def test_a_slow_build_blocks_only_its_own_generation():
     assert len(builds) == 1
 
 
-def test_least_recently_used_generations_are_dropped():
+def test_least_recently_used_generations_are_dropped(monkeypatch):
+    monkeypatch.setattr(GenerationCache, "held", 0)  # as no warm-up had asked for more
     cache: GenerationCache[int] = GenerationCache(size=2)
     for pk in (1, 2, 3):
         cache.get(run(pk), lambda key, pk=pk: pk)
@@ -54,7 +55,8 @@ def test_least_recently_used_generations_are_dropped():
     assert cache.get(run(3), lambda key: -3) == 3
 
 
-def test_a_server_sizes_every_cache_to_hold_all_its_repositories():
+def test_a_server_sizes_every_cache_to_hold_all_its_repositories(monkeypatch):
+    monkeypatch.setattr(GenerationCache, "held", 0)
     cache: GenerationCache[int] = GenerationCache(size=2)
     GenerationCache.hold(3)  # a warm-up of a server with three repositories' worth
     for pk in (1, 2, 3):
@@ -62,6 +64,9 @@ def test_a_server_sizes_every_cache_to_hold_all_its_repositories():
     assert cache.get(run(1), lambda key: -1) == 1  # kept: a search over all three reads none
     GenerationCache.hold(1)  # never lowered below what another warm-up asked
     assert cache.size == 3
+    # A cache made after the warm-up (its module imported by a later search) is as large.
+    later: GenerationCache[int] = GenerationCache(size=2)
+    assert later.size == 3
 
 
 def test_an_index_says_which_ids_it_holds():
