@@ -32,7 +32,7 @@ _LAYER = "encoder.layer."
 
 def manifest_of(delta: str) -> Path:
     """The manifest `delta` names: "shipped" (the tuned delta), the name of another delta
-    shipped beside it ("minilm-code-l2", its two-layer student), or a path."""
+    shipped beside it (a student of it, say), or a path."""
     if delta == "shipped":
         return SHIPPED
     beside = SHIPPED.parent / f"{delta}.json"
