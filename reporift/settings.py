@@ -530,7 +530,7 @@ REPORIFT = {
         # words' CORI belief beside that; how many of the likeliest one's results lead the
         # merged list. Chosen on the large-repository dev set's tuning part, every question
         # asked over all 20 repositories (docs/eval/across-quality*.json; docs/BENCHMARKS.md,
-        # "Search across repositories"). REPOSITORIES 0 ranks every repository.
+        # "All repositories at once: routed"). REPOSITORIES 0 ranks every repository.
         "ACROSS": {
             "REPOSITORIES": env_int("REPORIFT_ACROSS_REPOSITORIES", 2),
             "EVIDENCE_UNITS": 3,

@@ -9,7 +9,7 @@ answer in the one that has it. The merge therefore orders by `SearchResult.compa
 learned ranker's raw score, computed from the same features everywhere, most of them absolute
 (cosines under one embedder, shares of the query's words in names and code). Within one
 repository its own order is kept: a result never overtakes one its repository ranked higher.
-What this costs and how well it merges: docs/BENCHMARKS.md ("Search across repositories").
+What this costs and how well it merges: docs/BENCHMARKS.md ("All repositories at once: routed").
 """
 
 from __future__ import annotations

@@ -11,10 +11,12 @@ best units match the question best are then searched in full and their results m
 see are scanned: the permission filter is the list of repositories itself.
 
 A repository's evidence is the mean cosine of its best `EVIDENCE_UNITS` units (one unit that
-happens to share the question's words weighs less than a few that do), and a typed name routes
-first to the repositories that define it. How many are searched in full, and the evidence's
-depth, were chosen on the large-repository dev set's tuning part (docs/BENCHMARKS.md, "Search
-across repositories").
+happens to share the question's words weighs less than a few that do) plus `WORDS` times CORI's
+belief in its words (from its lexical index's word counts: the words that name a project's topic
+are held by many of its units and by few other repositories), and a typed name routes first to
+the repositories that define it. The settings were chosen on the large-repository dev set's
+tuning part, every question asked over all 20 repositories (docs/BENCHMARKS.md, "All
+repositories at once: routed").
 """
 
 from __future__ import annotations
