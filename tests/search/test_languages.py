@@ -199,7 +199,9 @@ def test_a_doc_comment_is_found_by_a_sentence(polyglot, query, qualname):
 
 def test_documentation_and_configuration_sections_are_found(polyglot):
     for languages in ((), ("markdown",)):
-        readme = first(polyglot, "when is the shop floor staffed?", languages=languages)
+        readme = first(
+            polyglot, "from what time of day is the shop floor staffed?", languages=languages
+        )
         assert (readme.path, readme.qualname, readme.kind) == (
             "README.md",
             "Opening hours",
