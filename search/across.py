@@ -19,12 +19,10 @@ from collections.abc import Callable, Sequence
 
 from indexing.models import Repository
 from search.across_routing import route
-from search.answer import answer, with_qualifiers
+from search.answer import answer, meaning_search
 from search.filters import SearchFilters
-from search.query_syntax import parse_query
 from search.results import ExactLines, SearchError, SearchResponse, SearchResult
 from search.retrieval import search_config
-from search.services import is_issue, query_text
 
 
 def merge(
@@ -133,10 +131,12 @@ def search_across(
         )
 
     config = search_config()["ACROSS"]
-    words = routable(query)
-    if words is None or not config["REPOSITORIES"] or len(repositories) <= config["REPOSITORIES"]:
+    # An issue, exact text and patterns are not routed: their indexes answer in milliseconds.
+    meaning = meaning_search(query, filters)
+    if meaning is None or not config["REPOSITORIES"] or len(repositories) <= config["REPOSITORIES"]:
         return merged_search(repositories, k, search_one)
-    routed = route(repositories=repositories, query=words, filters=with_filters(filters, query))
+    words, routed_filters = meaning
+    routed = route(repositories=repositories, query=words, filters=routed_filters)
     chosen = routed.chosen(config["REPOSITORIES"], config["EVIDENCE_UNITS"])
     # Those not indexed yet answer at once with what they lack, which the notices then say.
     response = merged_search([*chosen, *routed.unindexed], k, search_one, lead=config["LEAD"])
@@ -147,20 +147,3 @@ def search_across(
         "total": round(response.timings_ms.get("total", 0.0) + routed.ms, 2),
     }
     return response
-
-
-def routable(query: str) -> str | None:
-    """The words a question across repositories is routed by: None for an issue, exact text,
-    a pattern or a symbol (each repository is searched for those)."""
-    text = query_text(query)
-    if is_issue(text):
-        return None
-    parsed = parse_query(text)
-    if parsed.exact or len(parsed.paths) > 1 or parsed.not_paths:
-        return None
-    return parsed.words if parsed.has_syntax else text
-
-
-def with_filters(filters: SearchFilters | None, query: str) -> SearchFilters:
-    """The filters a routed question carries: the caller's and its own path:, lang:, kind:."""
-    return with_qualifiers(filters, parse_query(query_text(query)))

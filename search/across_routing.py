@@ -70,11 +70,11 @@ class Route:
         then by their evidence; every repository that could not be compared besides."""
         words = search_config()["ACROSS"]["WORDS"] if words is None else words
         belief = self.word_belief() if words else [0.0] * len(self.ranked)
-        score = {
-            id(e): e.closeness(depth) + words * b for e, b in zip(self.ranked, belief, strict=True)
-        }
-        ordered = sorted(self.ranked, key=lambda e: (not e.defines_name, -score[id(e)]))
-        return [e.repository for e in ordered[:count]] + self.unrouted
+        scored = [
+            (not e.defines_name, -(e.closeness(depth) + words * b), n)
+            for n, (e, b) in enumerate(zip(self.ranked, belief, strict=True))
+        ]
+        return [self.ranked[n].repository for *_, n in sorted(scored)[:count]] + self.unrouted
 
     def word_belief(self) -> list[float]:
         """How strongly each repository's words speak for the question, by CORI (Callan, Lu

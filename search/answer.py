@@ -32,6 +32,27 @@ def with_qualifiers(filters: SearchFilters | None, parsed: ParsedQuery) -> Searc
     return replace(filters, **changes)
 
 
+def asks_for_lines(parsed: ParsedQuery) -> bool:
+    """A literal, a pattern or a symbol, or path filters only exact search reads."""
+    return bool(parsed.exact or len(parsed.paths) > 1 or parsed.not_paths)
+
+
+def meaning_search(
+    query: str, filters: SearchFilters | None = None
+) -> tuple[str, SearchFilters] | None:
+    """What a search by meaning of `query` looks for and under which filters (the caller's and
+    the query's own `path:`, `lang:`, `kind:`); None for an issue, for exact lines, and for
+    qualifiers with no words (which `answer` refuses)."""
+    text = query_text(query)
+    if is_issue(text):
+        return None
+    parsed = parse_query(text)
+    if asks_for_lines(parsed) or (parsed.has_syntax and not parsed.words):
+        return None
+    # Without syntax the parse adds no qualifier: the caller's filters stand as they are.
+    return (parsed.words if parsed.has_syntax else text), with_qualifiers(filters, parsed)
+
+
 def answer(
     *,
     repository: Repository,
@@ -46,7 +67,7 @@ def answer(
     if is_issue(text):
         return issue_search(repository=repository, issue=text, k=k, filters=filters, mode=mode)
     parsed = parse_query(text)
-    if parsed.exact or len(parsed.paths) > 1 or parsed.not_paths:
+    if asks_for_lines(parsed):
         from search.exact import exact_search
 
         if not parsed.exact:

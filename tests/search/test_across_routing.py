@@ -6,8 +6,9 @@ import pytest
 
 from indexing.services import index_run_execute, index_run_start, repository_create
 from indexing.store import get_vector_store
-from search.across import routable, search_across
+from search.across import search_across
 from search.across_routing import route
+from search.answer import meaning_search
 
 TREES = {
     "geometry": {
@@ -100,9 +101,11 @@ def test_a_repository_without_an_index_is_named_not_searched(four, rank_one):
 
 
 def test_exact_text_and_issues_are_searched_in_every_repository(four, rank_one):
-    assert routable('"circle_area"') is None
-    assert routable("Traceback (most recent call last):\n  File x\nValueError: y") is None
-    assert routable("lang:python area of a circle") == "area of a circle"
+    assert meaning_search('"circle_area"') is None
+    assert meaning_search("Traceback (most recent call last):\n  File x\nValueError: y") is None
+    assert meaning_search("lang:go") is None  # qualifiers alone: refused by each search
+    words, filters = meaning_search("lang:python area of a circle")
+    assert (words, filters.languages) == ("area of a circle", ("python",))
     response = search_across(repositories=four, query='"major scale"', k=10)
     assert {r.repository for r in response.results} == {"music"}
     assert response.timings_ms["repositories"] == 4
