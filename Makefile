@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The demo repository: the source of a third-party package that the install itself brings.
-DEMO_PACKAGE ?= requests
+DEMO_PACKAGE ?= rich
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-reports bench-scale \
 	bench-first-answer bench-questions bench-query-speed bench-across clean lock models-large train-ranker train-embedder cosqa-data
@@ -121,7 +121,7 @@ bench-reports: $(STAMP)
 # From adding a repository to its first answer (docs/BENCHMARKS.md, "Speed"; its report in
 # docs/eval), on installed packages; semble beside them with
 # SEMBLE="--semble-python /path/to/venv/bin/python --semble-model /path/to/model2vec-folder".
-TTA_PACKAGES ?= aiohttp click httpx pydantic requests starlette
+TTA_PACKAGES ?= celery jinja2 kombu rich urllib3 websockets
 SEMBLE ?=
 bench-first-answer: setup
 	$(PY) manage.py shell -c "from search.warmup import warm_up; warm_up()"

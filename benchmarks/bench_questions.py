@@ -15,7 +15,11 @@ compare`), and `NAME-summary-PART.json` / `.md`: per language (or per kind) the 
 figures, the differences with their 95% intervals, the commit measured and the commands run.
 
 Indexing stops after phase 1 (REPORIFT_PHASE2_MAX_UNITS=1): phase 1 is what is measured, and
-phase 2 of a large set's units takes hours on two cores. The data dir is REPORIFT_DATA_DIR (else
+phase 2 of a large set's units takes hours on two cores. With `--phase2` indexing goes on through
+phase 2 and it is measured too, on the same index (it keeps phase 1's vectors): `NAME-phase2-PART.json`
+and its comparisons with phase 1 and semble (`NAME-compare-phase2-{phase1,semble}-PART.json`), a
+phase-2 column in the summary. Give such a run a data dir of its own (REPORIFT_DATA_DIR): an index
+that stopped after phase 1 is reused as it is. The data dir is REPORIFT_DATA_DIR (else
 var/); the other languages' corpora are where `benchmarks.corpora fetch` put them
 (REPORIFT_CORPORA, else var/corpora). semble's model folder is made from the static table of this
 data dir when it does not exist, and refused when it holds another table.
@@ -135,6 +139,26 @@ def _delta(row: dict, key: str) -> str:
     return f"**{cell}**" if figure["significant"] else cell
 
 
+def phase2_markdown(vs_phase1: dict, vs_semble: dict) -> str:
+    """Per group: phase 2 against phase 1 and against semble by the deciding file figure, the
+    span figure's difference with phase 1 beside. Per-repository means."""
+    lines = [
+        "| questions | n | phase 1 | phase 2 | semble | phase 2 - phase 1 [95%] "
+        "| phase 2 - semble [95%] | span: phase 1 / phase 2 | span: phase 2 - phase 1 [95%] |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for group, row in vs_phase1.items():
+        semble = vs_semble[group]
+        span = f"{_figure(row, 'ndcg@10', 'base')} / {_figure(row, 'ndcg@10', 'new')}"
+        lines.append(
+            f"| {group} | {row['n_queries']} | {_figure(row, DECIDING_KEY, 'base')} "
+            f"| {_figure(row, DECIDING_KEY, 'new')} | {_figure(semble, DECIDING_KEY, 'base')} "
+            f"| {_delta(row, DECIDING_KEY)} | {_delta(semble, DECIDING_KEY)} | {span} "
+            f"| {_delta(row, 'ndcg@10')} |"
+        )
+    return "\n".join(lines)
+
+
 def summary_markdown(vs_semble: dict, vs_bm25: dict) -> str:
     """Per group (all, each language, each kind): phase 1, semble and BM25 by the deciding file
     figure, phase 1's paired differences; the span figure beside. Per-repository means."""
@@ -171,12 +195,13 @@ def _commit() -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
-    env = os.environ | {"REPORIFT_PHASE2_MAX_UNITS": "1"}
+    env = os.environ | {"REPORIFT_PHASE2_MAX_UNITS": "0" if args.phase2 else "1"}
     if args.corpora:
         env["REPORIFT_CORPORA"] = str(Path(args.corpora).resolve())
     out = args.out_dir
     out.mkdir(parents=True, exist_ok=True)
-    paths = {s: out / f"{args.name}-{s}-{args.part}.json" for s in ("phase1", "bm25", "semble")}
+    systems = ("phase1", "bm25", "semble", *(("phase2",) if args.phase2 else ()))
+    paths = {s: out / f"{args.name}-{s}-{args.part}.json" for s in systems}
     log: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-questions-") as scratch:
         folder = chosen_set(args.set, args.only, Path(scratch))
@@ -185,6 +210,8 @@ def run(args: argparse.Namespace) -> dict:
         evaluate = [sys.executable, "manage.py", "evaluate", rows, "--format", "questions"]
         evaluate += ["--part", args.part, "--phase", "1"]
         _run([*evaluate, "--out", str(paths["phase1"])], env, log)
+        if args.phase2:  # the index is complete by now: phase 2 answers from the same one
+            _run([*evaluate[:-2], "--out", str(paths["phase2"])], env, log)
         _run([*evaluate, "--stages", "S4", "--out", str(paths["bm25"])], env, log)
         model = semble_model(args.semble_python, args.semble_model, env, log)
         semble = [args.semble_python, "-m", "benchmarks.semble_questions", "--model"]
@@ -204,6 +231,16 @@ def run(args: argparse.Namespace) -> dict:
         path = out / f"{args.name}-compare-{other}-{args.part}.json"
         path.write_text(json.dumps(comparison, indent=1) + "\n")
     table = summary_markdown(vs_semble, vs_bm25)
+    phase2 = {}
+    if args.phase2:
+        phase2 = {
+            "phase1": compare(reports["phase1"], reports["phase2"]),
+            "semble": compare(reports["semble"], reports["phase2"]),
+        }
+        for other, comparison in phase2.items():
+            path = out / f"{args.name}-compare-phase2-{other}-{args.part}.json"
+            path.write_text(json.dumps(comparison, indent=1) + "\n")
+        table += "\n\n" + phase2_markdown(phase2["phase1"], phase2["semble"])
     summary = {
         "set": str(args.set),
         "only": args.only or [],
@@ -217,6 +254,10 @@ def run(args: argparse.Namespace) -> dict:
         "reports": {s: p.name for s, p in paths.items()},
         "vs_semble": {g: row["per_repository"] for g, row in vs_semble.items()},
         "vs_bm25": {g: row["per_repository"] for g, row in vs_bm25.items()},
+        **{
+            f"phase2_vs_{other}": {g: row["per_repository"] for g, row in comparison.items()}
+            for other, comparison in phase2.items()
+        },
         "table": table,
     }
     stem = out / f"{args.name}-summary-{args.part}"
@@ -234,6 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semble-python", required=True, help="the python of semble's venv")
     parser.add_argument("--semble-model", type=Path, required=True, help="its model2vec folder")
     parser.add_argument("--corpora", help="the other-language corpora (REPORIFT_CORPORA)")
+    parser.add_argument(
+        "--phase2", action="store_true", help="index through phase 2 and measure it as well"
+    )
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "eval")
     args = parser.parse_args(argv)
     if not args.set.is_dir():

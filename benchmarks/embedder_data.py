@@ -40,6 +40,7 @@ from benchmarks.heldout import is_held_out, list_sha256, read_projects
 from benchmarks.package_benchmark import (
     _NOT_ASKED,
     DEV_PACKAGES,
+    HELD_OUT_INSTALLED,
     documented_functions,
     strip_function_docstrings,
 )
@@ -64,12 +65,16 @@ class FileUnit:
     code: str
 
 
+# Kept out of the training data: the dev packages and the installed held-out projects.
+KEPT_OUT = DEV_PACKAGES + HELD_OUT_INSTALLED
+
+
 def data_packages(held_out: frozenset[str] = frozenset()) -> list[str]:
     """Top-level packages of the installed distributions, dev packages and their distributions
     excluded, and every one that is a held-out project (`held_out`, normalised names), in a
     fixed order."""
-    dev = set(DEV_PACKAGES)
-    dev_distributions = {DISTRIBUTIONS.get(n, n).lower() for n in DEV_PACKAGES}
+    dev = set(KEPT_OUT)
+    dev_distributions = {DISTRIBUTIONS.get(n, n).lower() for n in KEPT_OUT}
     names = set()
     for top, distributions in metadata.packages_distributions().items():
         if top in dev or any(d.lower() in dev_distributions for d in distributions):
@@ -110,7 +115,7 @@ def _package_dir(name: str) -> Path | None:
         root = package_root(name)
     except Exception:  # an installed module that does not import cleanly is no data
         return None
-    if not root.is_dir() or (root.name != name.split(".")[0] and name not in DEV_PACKAGES):
+    if not root.is_dir() or (root.name != name.split(".")[0] and name not in KEPT_OUT):
         return None
     return root
 
@@ -182,9 +187,9 @@ def hard_negative(pair: dict, units: list[FileUnit], by_word: dict[str, list[int
 
 
 def dev_exclusions() -> tuple[set[str], set[str]]:
-    """Every docstring first sentence (lowercased) and every unit text of the dev packages."""
+    """Every docstring first sentence (lowercased) and every unit text of the packages kept out."""
     queries, codes = set(), set()
-    for name in DEV_PACKAGES:
+    for name in KEPT_OUT:
         pairs, units = package_units(name)
         queries.update(p["query"].lower() for p in pairs)
         codes.update(u.code for u in units)

@@ -4,7 +4,7 @@ RepoRift can use, at 256 and 128 word pieces, with each graph's cosine to the ba
 (2) the whole pipeline on installed packages from an empty data dir against the raw embedder on
 the same texts, a re-index with nothing changed, and the same source under another name.
 
-    python -m benchmarks.indexing [--packages requests kombu] [--baseline-python PY]
+    python -m benchmarks.indexing [--packages urllib3 kombu] [--baseline-python PY]
 
 `--baseline-python`: a venv with torch and sentence-transformers (RepoRift installs neither);
 without one, those rows are left out.
@@ -156,7 +156,7 @@ def pipeline_rows(packages: list[str]) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--packages", nargs="+", default=["requests", "kombu"])
+    parser.add_argument("--packages", nargs="+", default=["urllib3", "kombu"])
     parser.add_argument("--sample-package", default="django")
     parser.add_argument("--baseline-python")
     args = parser.parse_args()

@@ -59,7 +59,7 @@ def main() -> None:
 
     from indexing.models import Repository
 
-    call_command("index_repo", str(package_dir("requests")), name="demo")
+    call_command("index_repo", str(package_dir("rich")), name="demo")
     units = Repository.objects.get(name="demo").active_run.units_total
     sides = {"this checkout": ROOT}
     if args.baseline:

@@ -3,7 +3,7 @@ the paired comparisons (the deciding file figure per repository, the span figure
 
 import pytest
 
-from benchmarks.bench_questions import chosen_set, rows_digests, summary_markdown
+from benchmarks.bench_questions import chosen_set, phase2_markdown, rows_digests, summary_markdown
 from benchmarks.questions import compare
 
 
@@ -37,6 +37,19 @@ def test_the_summary_gives_each_system_per_repository_and_phase_1s_differences()
         "| **+0.500 [+0.500, +0.500]** |"
     )
     assert "| 0.750 / 0.250 / 0.000 |" in lines[2]
+
+
+def test_phase_2_is_set_against_phase_1_and_semble():
+    phase1 = report({"fzf-1": (1.0, 0.5), "fzf-2": (0.0, 0.5), "cli-1": (0.0, 1.0)})
+    phase2 = report({"fzf-1": (1.0, 1.0), "fzf-2": (1.0, 1.0), "cli-1": (0.0, 1.0)})
+    semble = report({"fzf-1": (0.5, 0.5), "fzf-2": (0.5, 0.5), "cli-1": (0.5, 0.0)})
+    table = phase2_markdown(compare(phase1, phase2), compare(semble, phase2))
+    lines = table.splitlines()
+    assert lines[0].startswith("| questions | n | phase 1 | phase 2 | semble |")
+    # Per repository: phase 1 (0.5 + 0.0) / 2, phase 2 (1.0 + 0.0) / 2, semble 0.5; spans
+    # 0.75 / 1.0.
+    assert lines[2].startswith("| all | 3 | 0.250 | 0.500 | 0.500 | +0.250 [")
+    assert "| 0.750 / 1.000 |" in lines[2]
 
 
 def test_the_rows_are_copied_all_or_those_named_with_their_manifest(tmp_path):

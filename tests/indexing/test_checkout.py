@@ -10,7 +10,7 @@ def test_code_copy_and_module_names(shop, tmp_path):
     assert prefix == ""  # shop's root is not itself a package
     assert "def retry_http_call" in (tmp_path / "shop" / "payments.py").read_text()
     assert module_of("shop/payments.py", "") == "shop.payments"
-    shop.source = "/site-packages/requests"
-    assert package_prefix(shop, ["__init__.py", "api.py"]) == "requests"
-    assert module_of("adapters.py", "requests") == "requests.adapters"
-    assert module_of("sub/__init__.py", "requests") == "requests.sub"
+    shop.source = "/site-packages/urllib3"
+    assert package_prefix(shop, ["__init__.py", "api.py"]) == "urllib3"
+    assert module_of("poolmanager.py", "urllib3") == "urllib3.poolmanager"
+    assert module_of("sub/__init__.py", "urllib3") == "urllib3.sub"

@@ -72,11 +72,11 @@ def test_reason_names_the_signals_that_lifted_it(http_adapter):
 def test_demo_page_first_result_folds_to_the_retry_lines(client, db):
     import os
 
-    import requests
+    import urllib3
 
     from indexing.services import index_run_execute, index_run_start, repository_create
 
-    repository = repository_create(name="demo", source=os.path.dirname(requests.__file__))
+    repository = repository_create(name="demo", source=os.path.dirname(urllib3.__file__))
     run = index_run_execute(run=index_run_start(repository=repository, enqueue=False))
     assert run.status == "succeeded", run.error
     page = client.get("/search/", {"repo": "demo", "q": RETRY_QUERY}).content.decode()

@@ -48,8 +48,8 @@ def test_api_schema_has_every_parameter():
 
 
 def test_unknown_repository_suggests_close_names():
-    known = ["demo-requests", "shop", "flask"]
-    assert unknown_repository_message("demo-request", known) == (
-        "no repository named 'demo-request'; did you mean 'demo-requests'?"
+    known = ["demo-rich", "shop", "jinja"]
+    assert unknown_repository_message("demo-ric", known) == (
+        "no repository named 'demo-ric'; did you mean 'demo-rich'?"
     )
     assert unknown_repository_message("zzz", known) == "no repository named 'zzz'"
