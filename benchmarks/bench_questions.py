@@ -15,10 +15,10 @@ compare`), and `NAME-summary-PART.json` / `.md`: per language (or per kind) the 
 figures, the differences with their 95% intervals, the commit measured and the commands run.
 
 Indexing stops after phase 1 (REPORIFT_PHASE2_MAX_UNITS=1): phase 1 is what is measured, and
-phase 2 of a large set's units takes hours on two cores. With `--phase2` indexing goes on through
-phase 2 and it is measured too, on the same index (it keeps phase 1's vectors): `NAME-phase2-PART.json`
-and its comparisons with phase 1 and semble (`NAME-compare-phase2-{phase1,semble}-PART.json`), a
-phase-2 column in the summary. Give such a run a data dir of its own (REPORIFT_DATA_DIR): an index
+phase 2 of a large set's units takes hours on two cores. With `--phase2` indexing goes on
+through phase 2 and it is measured too, on the same index (it keeps phase 1's vectors):
+`NAME-phase2-PART.json` and its comparisons with phase 1 and semble
+(`NAME-compare-phase2-{phase1,semble}-PART.json`), a phase-2 table in the summary. Give such a run a data dir of its own (REPORIFT_DATA_DIR): an index
 that stopped after phase 1 is reused as it is. The data dir is REPORIFT_DATA_DIR (else
 var/); the other languages' corpora are where `benchmarks.corpora fetch` put them
 (REPORIFT_CORPORA, else var/corpora). semble's model folder is made from the static table of this
