@@ -18,11 +18,12 @@ Indexing stops after phase 1 (REPORIFT_PHASE2_MAX_UNITS=1): phase 1 is what is m
 phase 2 of a large set's units takes hours on two cores. With `--phase2` indexing goes on
 through phase 2 and it is measured too, on the same index (it keeps phase 1's vectors):
 `NAME-phase2-PART.json` and its comparisons with phase 1 and semble
-(`NAME-compare-phase2-{phase1,semble}-PART.json`), a phase-2 table in the summary. Give such a run a data dir of its own (REPORIFT_DATA_DIR): an index
-that stopped after phase 1 is reused as it is. The data dir is REPORIFT_DATA_DIR (else
-var/); the other languages' corpora are where `benchmarks.corpora fetch` put them
-(REPORIFT_CORPORA, else var/corpora). semble's model folder is made from the static table of this
-data dir when it does not exist, and refused when it holds another table.
+(`NAME-compare-phase2-{phase1,semble}-PART.json`), a phase-2 table in the summary. Give such
+a run a data dir of its own: an index that stopped after phase 1 is reused as it is. The data
+dir is REPORIFT_DATA_DIR (else var/); the other languages' corpora are where
+`benchmarks.corpora fetch` put them (REPORIFT_CORPORA, else var/corpora). semble's model folder
+is made from the static table of this data dir when it does not exist, and refused when it holds
+another table.
 """
 
 from __future__ import annotations
