@@ -16,13 +16,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from django.conf import settings
+
 from indexing.lexical import Generation, generation_key
 from indexing.models import CodeUnit
 
-# About 3.5 KB a row with its code (django, celery and kombu): 100 MB at the most. A server
-# reads every unit of its repositories up to this when it starts (search.warmup): a process's
-# first queries then read none, and a repository of 24k units is held whole.
-CACHED_UNITS = 30_000
+# About 3.5 KB a row with its code (django, celery and kombu): 210 MB at the default 60,000. A
+# server reads every unit of its repositories up to this when it starts (search.warmup): a
+# process's first queries then read none, and a repository of 51k units is held whole.
+CACHED_UNITS = settings.REPORIFT["CACHED_UNITS"]
 
 _rows: OrderedDict[tuple[str, int], CodeUnit] = OrderedDict()
 _lock = threading.Lock()

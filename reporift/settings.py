@@ -256,6 +256,12 @@ REPORIFT = {
     # Phase 1 of indexing embeds with a static table distilled from the transformer (searchable
     # in seconds); phase 2 brings the transformer's vectors (indexing.phases). Off: one phase.
     "STATIC_TIER": env_bool("REPORIFT_STATIC_TIER", True),
+    # Unit rows (and the words the ranker compares with a query) a process keeps, read at its
+    # start (search.warmup): about 10 KB a unit with its words, 570 MB at 60,000. A repository
+    # larger than this pays a database read and about a millisecond of word splitting for each
+    # candidate it has not met yet, every search (docs/BENCHMARKS.md, "Per-query speed on
+    # large repositories").
+    "CACHED_UNITS": env_int("REPORIFT_CACHED_UNITS", 60_000),
     # Repositories with more units than this stop at phase 1 (0: no limit).
     "PHASE2_MAX_UNITS": env_int("REPORIFT_PHASE2_MAX_UNITS", 0),
     # A run of a repository the transformer serves, with at most this many units to embed

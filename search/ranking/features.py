@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
+from django.conf import settings
 
 from indexing.languages import language_named
 from indexing.lexical import code_tokens, tokenize
@@ -161,9 +162,9 @@ def _words_of(unit: RankedUnit) -> UnitWords:
     )
 
 
-# About 6 KB a unit: 170 MB at the most, the words of every unit the row cache holds
+# About 6 KB a unit: 360 MB at the default, the words of every unit the row cache holds
 # (indexing.unit_cache; a server computes them when it starts, search.warmup).
-UNIT_WORDS_KEPT = 30_000
+UNIT_WORDS_KEPT = settings.REPORIFT["CACHED_UNITS"]
 
 
 @lru_cache(maxsize=UNIT_WORDS_KEPT)
