@@ -1,7 +1,6 @@
 """`make bench`: the first part of docs/BENCHMARKS.md (today's figures), one section per concern,
-each rewritten from the committed reports under docs/eval/ that it names. Two are not rendered
-here: "indexing" is written by `benchmarks.indexing` when it measures, and "languages" is
-written by hand from the tables `python -m benchmarks.questions compare` prints for its reports.
+each rewritten from the committed reports under docs/eval/ that it names. One is not rendered
+here: "indexing" is written by `benchmarks.indexing` when it measures.
 
     python -m benchmarks.run                  # the quick measurements, then every section
     python -m benchmarks.run --from-reports   # every section from the committed reports only
@@ -42,7 +41,9 @@ def quality() -> str:
         "Δ MRR [95%] | Δ NDCG@10 [95%] |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    for key, label in (("packages", "dev packages (11)"), ("cosqa", "CoSQA dev")):
+    for key, label in (("packages", "dev packages"), ("cosqa", "CoSQA dev")):
+        if key not in today["sets"]:
+            continue
         data = today["sets"][key]
         base = data["rows"]["S1 only"]["base"]["metrics"]
         fast = data["rows"]["fast mode"]["tuned"]["metrics"]
@@ -52,33 +53,6 @@ def quality() -> str:
         lines.append(
             f"| {label} | {data['queries']} | {cells} | {fast_cells} | {difference(paired['mrr'])} "
             f"| {difference(paired['ndcg@10'])} |"
-        )
-    today = report("questions-fast-tune.json")
-    semble = report("questions-compare-semble-tune.json")
-    lines += [
-        "",
-        f"Developer questions (tuning part, {today['n_queries']} rows; `python manage.py "
-        "evaluate --format questions benchmarks/questions/dev --part tune`, report "
-        "`docs/eval/questions-fast-tune.json`, after phase 2). semble 0.7.0 given our static "
-        "tier's table (`python -m benchmarks.semble_questions table`, then "
-        "`python -m benchmarks.semble_questions`, `docs/eval/questions-semble-tune.json`) on the "
-        "270 rows it was run on, before the 69 architecture rows of 95d233b, paired by "
-        "`python -m benchmarks.questions compare SEMBLE.json FAST.json --shared` "
-        "(`docs/eval/questions-compare-semble-tune.json`; the ranker refitted without aiohttp, "
-        "measured 2026-11-29):",
-        "",
-        "| kind | queries | fast mode NDCG@10 | on the 270: fast mode | semble | Δ [95%] |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for kind in ("all", "symbol", "behaviour", "architecture"):
-        ours = today if kind == "all" else today["by_kind"][kind]
-        n, ndcg = ours["n_queries"], ours["ndcg@10"]
-        ndcg = ndcg if kind == "all" else ndcg["mean"]
-        shared = semble[kind]["ndcg@10"]
-        low, high = shared["ci95"]
-        lines.append(
-            f"| {kind} | {n} | {ndcg:.3f} | {shared['new']:.3f} | {shared['base']:.3f} "
-            f"| {shared['difference']:+.3f} [{low:+.3f}, {high:+.3f}] |"
         )
     return "\n".join(lines)
 
@@ -154,6 +128,51 @@ def question_files() -> str:
             *rows,
         ]
     )
+
+
+FILE = "first_file_ndcg@10"
+
+
+def languages() -> str:
+    """Per language of the languages set: both phases by the deciding file figure against
+    semble given our table and BM25, the span figure beside, from the reports of one
+    `bench_questions --phase2` run."""
+    name = "langs-files"
+    if not (EVAL / f"{name}-compare-phase2-phase1-tune.json").is_file():
+        return "Not measured yet: `make bench-questions PHASE2=1` writes its reports."
+    summary = report(f"{name}-summary-tune.json")
+    semble, bm25 = (
+        report(f"{name}-compare-semble-tune.json"),
+        report(f"{name}-compare-bm25-tune.json"),
+    )
+    phase2 = report(f"{name}-compare-phase2-phase1-tune.json")
+    phase2_semble = report(f"{name}-compare-phase2-semble-tune.json")
+    lines = [
+        "Command: `make bench-questions PHASE2=1` (`python -m benchmarks.bench_questions "
+        "--set benchmarks/questions/languages/dev --phase2`, a data dir of its own), "
+        f"{summary['machine']}, commit {summary['commit'][:7]}, tuning part; both phases on one "
+        "index, semble 0.7.0 given our static table and BM25 alone on the same trees; reports "
+        f"`docs/eval/{name}-*-tune.json`. File NDCG@10 averaged per repository (the deciding "
+        "figure), the span NDCG@10 beside; bold: beyond the noise (paired 95% intervals, "
+        "questions resampled within repositories).",
+        "",
+        "| questions | n | phase 1 | phase 2 | semble | BM25 | phase 1 - semble "
+        "| phase 2 - semble | phase 2 - phase 1 [95%] | span: phase 1 / phase 2 / semble |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for group, row in semble.items():
+        first, second = row["per_repository"], phase2[group]["per_repository"]
+        against_semble = phase2_semble[group]["per_repository"]
+        lines.append(
+            f"| {group} | {row['n_queries']} | {first[FILE]['new']:.3f} "
+            f"| {second[FILE]['new']:.3f} | {first[FILE]['base']:.3f} "
+            f"| {bm25[group]['per_repository'][FILE]['base']:.3f} "
+            f"| {_paired(first[FILE], interval=False)} "
+            f"| {_paired(against_semble[FILE], interval=False)} | {_paired(second[FILE])} "
+            f"| {first['ndcg@10']['new']:.3f} / {second['ndcg@10']['new']:.3f} / "
+            f"{first['ndcg@10']['base']:.3f} |"
+        )
+    return "\n".join(lines)
 
 
 def speed() -> str:
@@ -319,6 +338,7 @@ def labels_tryouts() -> str:
 SECTIONS: dict[str, Callable[[], str]] = {
     "quality": quality,
     "question-files": question_files,
+    "languages": languages,
     "speed": speed,
     "scale": scale,
     "llm-stages": llm_stages,
