@@ -126,6 +126,14 @@ def rows_digests(folder: Path) -> dict[str, str]:
     return {f.name: _sha256(f) for f in sorted(folder.glob("*.jsonl"))}
 
 
+def kept_from_rows(summary: Path, digests: dict[str, str]) -> None:
+    """Baselines are kept only from an earlier run over the very same rows."""
+    if not summary.is_file():
+        raise SystemExit(f"--keep-baselines: no earlier run's {summary.name}")
+    if json.loads(summary.read_text()).get("rows_sha256") != digests:
+        raise SystemExit(f"--keep-baselines: {summary.name} was measured on other rows")
+
+
 def _figure(row: dict, key: str, side: str) -> str:
     figure = row["per_repository"].get(key)
     return f"{figure[side]:.3f}" if figure else "—"
@@ -207,13 +215,17 @@ def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-questions-") as scratch:
         folder = chosen_set(args.set, args.only, Path(scratch))
         rows, digests = str(folder), rows_digests(folder)
+        if args.keep_baselines:
+            kept_from_rows(out / f"{args.name}-summary-{args.part}.json", digests)
         _run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], env, log)
         evaluate = [sys.executable, "manage.py", "evaluate", rows, "--format", "questions"]
         evaluate += ["--part", args.part, "--phase", "1"]
         _run([*evaluate, "--out", str(paths["phase1"])], env, log)
         if args.phase2:  # the index is complete by now: phase 2 answers from the same one
             _run([*evaluate[:-2], "--out", str(paths["phase2"])], env, log)
-        _run([*evaluate, "--stages", "S4", "--out", str(paths["bm25"])], env, log)
+        # The baselines do not move with our ranker: a run that refits it may keep theirs.
+        if not (args.keep_baselines and paths["bm25"].is_file()):
+            _run([*evaluate, "--stages", "S4", "--out", str(paths["bm25"])], env, log)
         model = semble_model(args.semble_python, args.semble_model, env, log)
         semble = [args.semble_python, "-m", "benchmarks.semble_questions", "--model"]
         semble += [str(args.semble_model), "--questions", rows, "--part", args.part]
@@ -224,7 +236,10 @@ def run(args: argparse.Namespace) -> dict:
         # semble picks files by extension: given the extensionless scripts RepoRift reads as
         # Bash too, where a set has other languages (a Python package's corpus is its .py).
         semble += ["--sniff-shell"] if languages else []
-        _run(semble, env | {"PYTHONPATH": str(ROOT)}, log)
+        if not (args.keep_baselines and paths["semble"].is_file()):
+            _run(semble, env | {"PYTHONPATH": str(ROOT)}, log)
+        else:
+            log.append(f"kept {paths['bm25'].name} and {paths['semble'].name} of an earlier run")
     reports = {s: json.loads(p.read_text()) for s, p in paths.items()}
     vs_semble = compare(reports["semble"], reports["phase1"])
     vs_bm25 = compare(reports["bm25"], reports["phase1"])
@@ -278,6 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpora", help="the other-language corpora (REPORIFT_CORPORA)")
     parser.add_argument(
         "--phase2", action="store_true", help="index through phase 2 and measure it as well"
+    )
+    parser.add_argument(
+        "--keep-baselines",
+        action="store_true",
+        help="keep the BM25 and semble reports already in --out-dir (same rows: checked)",
     )
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "eval")
     args = parser.parse_args(argv)

@@ -1,9 +1,17 @@
 """The one-run measurement of a question set: which rows it runs, and the summary it writes from
 the paired comparisons (the deciding file figure per repository, the span figure beside)."""
 
+import json
+
 import pytest
 
-from benchmarks.bench_questions import chosen_set, phase2_markdown, rows_digests, summary_markdown
+from benchmarks.bench_questions import (
+    chosen_set,
+    kept_from_rows,
+    phase2_markdown,
+    rows_digests,
+    summary_markdown,
+)
 from benchmarks.questions import compare
 
 
@@ -69,3 +77,13 @@ def test_the_rows_are_copied_all_or_those_named_with_their_manifest(tmp_path):
     assert set(rows_digests(chosen)) == {"cargo.jsonl", "git.jsonl"}
     with pytest.raises(SystemExit, match="no rows etcd"):
         chosen_set(rows, ["etcd"], tmp_path / "c")
+
+
+def test_baselines_are_kept_only_from_a_run_over_the_same_rows(tmp_path):
+    summary = tmp_path / "langs-files-summary-tune.json"
+    with pytest.raises(SystemExit, match="no earlier run"):
+        kept_from_rows(summary, {"fzf.jsonl": "a"})
+    summary.write_text(json.dumps({"rows_sha256": {"fzf.jsonl": "a"}}))
+    kept_from_rows(summary, {"fzf.jsonl": "a"})
+    with pytest.raises(SystemExit, match="other rows"):
+        kept_from_rows(summary, {"fzf.jsonl": "b"})
