@@ -136,11 +136,14 @@ FILE = "first_file_ndcg@10"
 def languages() -> str:
     """Per language of the languages set: both phases by the deciding file figure against
     semble given our table and BM25, the span figure beside, from the reports of one
-    `bench_questions --phase2` run."""
-    name = "langs-files"
+    `bench_questions --phase2` run (`--name langs-phase2`, on all the set's corpora or those
+    named)."""
+    name = "langs-phase2"
     if not (EVAL / f"{name}-compare-phase2-phase1-tune.json").is_file():
-        return "Not measured yet: `make bench-questions PHASE2=1` writes its reports."
+        return "Not measured yet: `make bench-questions PHASE2=1 NAME=langs-phase2` writes it."
     summary = report(f"{name}-summary-tune.json")
+    corpora = len(json.loads((ROOT / "benchmarks/questions/languages/corpora.json").read_text()))
+    measured = len(summary["only"]) or corpora
     semble, bm25 = (
         report(f"{name}-compare-semble-tune.json"),
         report(f"{name}-compare-bm25-tune.json"),
@@ -148,8 +151,10 @@ def languages() -> str:
     phase2 = report(f"{name}-compare-phase2-phase1-tune.json")
     phase2_semble = report(f"{name}-compare-phase2-semble-tune.json")
     lines = [
-        "Command: `make bench-questions PHASE2=1` (`python -m benchmarks.bench_questions "
-        "--set benchmarks/questions/languages/dev --phase2`, a data dir of its own), "
+        "Command: `make bench-questions PHASE2=1 NAME=langs-phase2` (`python -m "
+        "benchmarks.bench_questions --set benchmarks/questions/languages/dev --phase2`, a data "
+        f"dir of its own), on {measured} of the set's {corpora} corpora (every language; "
+        "`only` in the summary names them), "
         f"{summary['machine']}, commit {summary['commit'][:7]}, tuning part; both phases on one "
         "index, semble 0.7.0 given our static table and BM25 alone on the same trees; reports "
         f"`docs/eval/{name}-*-tune.json`. File NDCG@10 averaged per repository (the deciding "
