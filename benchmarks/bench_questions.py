@@ -215,16 +215,20 @@ def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-questions-") as scratch:
         folder = chosen_set(args.set, args.only, Path(scratch))
         rows, digests = str(folder), rows_digests(folder)
+        # The baselines do not move with our ranker: a run that refits it may keep theirs.
         if args.keep_baselines:
             kept_from_rows(out / f"{args.name}-summary-{args.part}.json", digests)
+            missing = [paths[s].name for s in ("bm25", "semble") if not paths[s].is_file()]
+            if missing:
+                raise SystemExit(f"--keep-baselines: no {', '.join(missing)} in {out}")
         _run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], env, log)
-        evaluate = [sys.executable, "manage.py", "evaluate", rows, "--format", "questions"]
-        evaluate += ["--part", args.part, "--phase", "1"]
+        answered = [sys.executable, "manage.py", "evaluate", rows, "--format", "questions"]
+        answered += ["--part", args.part]
+        evaluate = [*answered, "--phase", "1"]
         _run([*evaluate, "--out", str(paths["phase1"])], env, log)
         if args.phase2:  # the index is complete by now: phase 2 answers from the same one
-            _run([*evaluate[:-2], "--out", str(paths["phase2"])], env, log)
-        # The baselines do not move with our ranker: a run that refits it may keep theirs.
-        if not (args.keep_baselines and paths["bm25"].is_file()):
+            _run([*answered, "--out", str(paths["phase2"])], env, log)
+        if not args.keep_baselines:
             _run([*evaluate, "--stages", "S4", "--out", str(paths["bm25"])], env, log)
         model = semble_model(args.semble_python, args.semble_model, env, log)
         semble = [args.semble_python, "-m", "benchmarks.semble_questions", "--model"]
@@ -236,7 +240,7 @@ def run(args: argparse.Namespace) -> dict:
         # semble picks files by extension: given the extensionless scripts RepoRift reads as
         # Bash too, where a set has other languages (a Python package's corpus is its .py).
         semble += ["--sniff-shell"] if languages else []
-        if not (args.keep_baselines and paths["semble"].is_file()):
+        if not args.keep_baselines:
             _run(semble, env | {"PYTHONPATH": str(ROOT)}, log)
         else:
             log.append(f"kept {paths['bm25'].name} and {paths['semble'].name} of an earlier run")
