@@ -10,7 +10,7 @@ PORT ?= 8000
 DEMO_PACKAGE ?= rich
 
 .PHONY: setup run demo browser sandbox test test-fast lint bench bench-reports bench-scale \
-	bench-first-answer bench-questions bench-query-speed bench-across clean lock models-large train-ranker train-embedder cosqa-data
+	bench-first-answer bench-questions bench-query-speed bench-speed bench-across clean lock models-large train-ranker train-embedder cosqa-data
 
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every package comes from the lock file, pinned by hash, and nothing is resolved: with
@@ -173,6 +173,19 @@ bench-query-speed: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
 		--only $(basename $(notdir $(SPEED_FILES))) $(if $(MIRRORS),--mirrors $(MIRRORS))
 	$(PY) -m benchmarks.query_speed --files $(SPEED_FILES) --out docs/eval/query-speed.json \
 		$(or $(SEMBLE),--semble-python $(SEMBLE_VENV)/bin/python --semble-model var/semble-model)
+
+# The three speed figures against semble on the same trees, in one run (benchmarks.speed): per
+# query on each tree (which indexes them all into SPEED_DATA), each tree's time to first answer
+# from a cold process, then every tree searched at once; the load beside each figure. About 40
+# minutes on 2 cores for the seven trees of SPEED_FILES.
+SPEED_DATA ?= var/speed/all
+bench-speed: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
+	$(PY) -m benchmarks.corpora fetch --manifest benchmarks/questions/large/corpora.json \
+		--only $(basename $(notdir $(SPEED_FILES))) $(if $(MIRRORS),--mirrors $(MIRRORS))
+	$(PY) -m benchmarks.speed --files $(SPEED_FILES) --data-dir $(SPEED_DATA) \
+		--out docs/eval/speed.json \
+		$(or $(SEMBLE),--semble-python $(SEMBLE_VENV)/bin/python --semble-model var/semble-model)
+	$(PY) -m benchmarks.run --from-reports
 
 # All repositories at once, on the large-repository set's 20 trees (about 420,000 units): each
 # indexed (phase 1) into ACROSS_DATA, which `manage.py evaluate` also scores one repository at a

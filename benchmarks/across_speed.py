@@ -6,7 +6,7 @@ those ranked in full: search.across_routing) and, on the same questions in the s
 with every repository ranked; the pass's own time, the ranked searches' and the process's
 memory beside them.
 
-    python -m benchmarks.across_speed --data-dir DIR --questions FILE_OR_DIR [--limit 40] \\
+    python -m benchmarks.across_speed --data-dir DIR --questions FILE_OR_DIR... [--limit 40] \\
         [--copies N] [--compare N] [--out docs/eval/across-speed.json]
 
 The questions are only a workload (each asked over all repositories, whichever its answer lies
@@ -74,7 +74,7 @@ def timed(repositories: list, queries: list[str]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True)
-    parser.add_argument("--questions", type=Path, required=True)
+    parser.add_argument("--questions", type=Path, nargs="+", required=True)
     parser.add_argument("--limit", type=int, default=40)
     parser.add_argument("--copies", type=int, default=0)
     parser.add_argument(
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     from search.warmup import warm_up
 
     copies = add_copies(args.copies) if args.copies else None
-    rows = load_questions(args.questions, part="tune").queries
+    rows = [row for path in args.questions for row in load_questions(path, part="tune").queries]
     # Every corpus's questions in turn, so that the workload is not one repository's.
     by_corpus: dict[str, list[str]] = {}
     for row in rows:

@@ -197,30 +197,7 @@ def speed() -> str:
             f"| {label} | {row['units']:,} | {row['time_to_first_answer_s']} "
             f"| {full if full is not None else 'not waited for'} | {row['semble_index_s']} |"
         )
-    lines += [
-        "",
-        "Query latency, fast mode, warm, 24,086 units (`python -m benchmarks.latency_breakdown "
-        "--data-dir DIR --repository big --rounds 10`, three runs; report "
-        "`docs/eval/latency-vector-graph.json`):",
-        "",
-        "| query | p50 / p95 (ms), three runs |",
-        "| --- | --- |",
-    ]
-    now = [
-        side
-        for side in report("latency-vector-graph.json")["before_and_now"]
-        if side["side"] == "now"
-    ]
-    for measure, label in (
-        ("new query", "a new query (cold: its transformer vector computed)"),
-        ("cached query vector", "a repeated query (warm: its vector cached)"),
-        ("phase 1", "answered by phase 1's static vectors"),
-    ):
-        lines.append(
-            f"| {label} | "
-            + ", ".join(f"{s[measure]['p50']} / {s[measure]['p95']}" for s in now)
-            + " |"
-        )
+    lines += ["", *against_semble(report("speed.json"))]
     ours, base = load["summary"]["this checkout"], load["summary"].get("baseline")
     against = (
         f" (the build at {load['baseline_commit']} in the same run: "
@@ -239,6 +216,40 @@ def speed() -> str:
         "Indexing throughput (both phases, every unit embedded): the scale section's units/s.",
     ]
     return "\n".join(lines)
+
+
+def against_semble(run: dict) -> list[str]:
+    """The three speed figures against semble on the same trees, from one run."""
+    load = f"1-minute load {run['load_before'][0]} before, {run['load_after'][0]} after"
+    lines = [
+        "The three figures against semble on the same trees, in one run: `make bench-speed` "
+        f"(`python -m benchmarks.speed`), {run['machine']}, {run['date'][:10]}, {load}; "
+        "report `docs/eval/speed.json`. Fast mode, phase 1; semble 0.7.0 given our static table.",
+        "",
+        "| tree | units | first answer (s), ours / semble | per query p50 (ms), ours / semble "
+        "| p95 (ms), ours / semble | ratio p50 / p95 |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, row in run["trees"].items():
+        lines.append(
+            f"| {name} | {row['units']:,} | {row['first_answer_s']} / "
+            f"{row['semble_first_answer_s']} | {row['query_p50_ms']} / "
+            f"{row['semble_query_p50_ms']} | {row['query_p95_ms']} / "
+            f"{row['semble_query_p95_ms']} | {row['query_ratio_p50']} / "
+            f"{row['query_ratio_p95']} |"
+        )
+    across = run["across"]
+    lines += [
+        "",
+        f"All {across['repositories']} repositories at once ({across['units']:,} units, "
+        f"{across['queries']} questions, one process warmed as a server warms): the first search "
+        f"{across['first_ms']} ms, then p50 {across['next_p50_ms']} ms and p95 "
+        f"{across['next_p95_ms']} ms (every repository ranked: p50 "
+        f"{across['every_repository_ranked_p50_ms']} ms). semble searches one repository at a "
+        f"time: asking each in turn costs the sum of its medians, "
+        f"{across['semble_every_repository_in_turn_ms']} ms.",
+    ]
+    return lines
 
 
 def scale() -> str:

@@ -4,7 +4,7 @@ fast mode's candidates, judged by the deciding file figure.
     REPORIFT_DATA_DIR=DIR python -m benchmarks.shape_replay cache --set DIR --cache FILE
         [--part tune] [--phase 1]
     python -m benchmarks.shape_replay grid --cache FILE [FILE ...] --out REPORT
-        [--base JSON] [--point NAME=JSON ...]
+        [--base JSON] [--point NAME=JSON ...] [--base-cache FILE ...]
 
 `cache` runs fast mode once per question with the shape rules off and keeps its first 100
 candidates with their scores, and each repository's path words (`FileMap.path_words`): the rules
@@ -14,7 +14,10 @@ per-repository means, and the span NDCG@10 beside), each point paired against th
 (`--base`: the strengths the baseline changes from the shipped ones). A point names the
 strengths it changes from the shipped ones (JSON); `"docs": "old"` replays the broader words that
 used to mark a question about docs and setup (`docs_questions.mentions_setup`). The held-apart fifth
-is never read unless asked for.
+is never read unless asked for. `--base-cache` (one per `--cache`, in the same order: the same
+questions cached with another ranker, `REPORIFT_RANKER`) replays the baseline on those
+candidates instead, so that a refitted ranker with its strengths is paired against the shipped
+one with its own.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ class _Result:
 def replay(cached: dict, strengths, *, old_docs: bool = False) -> dict:
     """A report's `per_query` (the deciding and the span figure) for `strengths`, and the mean
     time the shape rules took per question (`shape_ms`)."""
+    from indexing.text_units import is_documentation_page
     from search.evaluation.metrics import first_file_ndcg, query_metrics
     from search.evaluation.runner import defines_first, judge
     from search.ranking import structure
@@ -119,12 +123,23 @@ def replay(cached: dict, strengths, *, old_docs: bool = False) -> dict:
                 "ndcg@10": span["ndcg@10"],
             }
             entry = {"id": query.query_id, "corpus": query.corpus, "metrics": metrics}
+            # A page of prose first where the answer is code (item: code before pages).
+            entry["page_first"] = bool(
+                results
+                and is_documentation_page(results[0].unit.path)
+                and not any(is_documentation_page(g.path) for g in query.gold)
+            )
             entry |= {"kind": query.kind} if query.kind else {}
             if query.kind == "symbol":
                 entry["definition_first"] = defines_first(query.query, results)
             entry |= {"language": query.language} if query.language else {}
             per_query.append(entry)
-        return {"per_query": per_query, "shape_ms": 1000 * spent / max(len(per_query), 1)}
+        pages = sum(entry["page_first"] for entry in per_query)
+        return {
+            "per_query": per_query,
+            "shape_ms": 1000 * spent / max(len(per_query), 1),
+            "page_first": pages,
+        }
     finally:
         if old_docs:
             structure.asks_about_docs = kept
@@ -151,29 +166,39 @@ def grid(args: argparse.Namespace) -> None:
         points[name] = json.loads(changes)
     command = shlex.join(["python", "-m", "benchmarks.shape_replay", *sys.argv[1:]])
     report: dict = {"command": command, "sets": {}}
-    for path in args.cache:
+    if args.base_cache and len(args.base_cache) != len(args.cache):
+        raise SystemExit("--base-cache names one cache per --cache")
+    for number, path in enumerate(args.cache):
         cached = pickle.loads(path.read_bytes())
+        base_cached = (
+            pickle.loads(args.base_cache[number].read_bytes()) if args.base_cache else None
+        )
         base = None
         out = {}
         for name, changes in points.items():
             changes = dict(changes)
             old_docs = changes.pop("docs", "") == "old"
-            per_query = replay(cached, Strengths(**(shipped | changes)), old_docs=old_docs)
+            candidates = base_cached if base is None and base_cached else cached
+            per_query = replay(candidates, Strengths(**(shipped | changes)), old_docs=old_docs)
             base = base or per_query
             compared = compare(base, per_query)
             out[name] = {
                 "changes": changes | ({"docs": "old"} if old_docs else {}),
                 "shape_ms_per_question": round(per_query["shape_ms"], 3),
+                # Questions answered by code whose first result is a page of prose.
+                "page_first": per_query["page_first"],
                 "vs_first_point": {g: row["per_repository"] for g, row in compared.items()},
             }
             figure = compared["all"]["per_repository"]["first_file_ndcg@10"]
             print(
                 f"{path.stem:24} {name:40} {figure['new']:.4f} {figure['difference']:+.4f} "
                 f"[{figure['ci95'][0]:+.4f}, {figure['ci95'][1]:+.4f}] "
-                f"{per_query['shape_ms']:.2f} ms",
+                f"{per_query['shape_ms']:.2f} ms, a page first {per_query['page_first']}",
                 flush=True,
             )
         report["sets"][path.stem] = {"set": cached["set"], "n": len(cached["rows"]), **out}
+        if base_cached:
+            report["sets"][path.stem]["base_cache"] = str(args.base_cache[number])
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")
 
@@ -191,6 +216,9 @@ def main() -> None:
     grid_cmd.add_argument("--out", type=Path)
     grid_cmd.add_argument("--base", help="JSON of the strengths the baseline changes")
     grid_cmd.add_argument("--point", action="append", help="NAME=JSON of changed strengths")
+    grid_cmd.add_argument(
+        "--base-cache", type=Path, nargs="+", help="the baseline's candidates, one per --cache"
+    )
     args = parser.parse_args()
     (cache if args.command == "cache" else grid)(args)
 

@@ -30,7 +30,9 @@ __all__ = [
     "LOCK_FILE_NAMES",
     "MAX_CHARS",
     "MAX_LINES",
+    "PAGE_FORMATS",
     "TEXT_FORMATS",
+    "is_documentation_page",
     "parse_text_file",
     "text_format_for_path",
 ]
@@ -51,6 +53,9 @@ FORMATS: tuple[TextFormat, ...] = (
     *markup.FORMATS,
 )
 TEXT_FORMATS = tuple(f.name for f in FORMATS)
+# The formats people write pages of prose in (a guide, a README), as against configuration and
+# build files, which hold the settings a question may be after.
+PAGE_FORMATS = frozenset(f.name for f in prose.FORMATS)
 _BY_NAME = {f.name: f for f in FORMATS}
 _SUFFIXES = {suffix: f.name for f in FORMATS for suffix in f.suffixes.split()}
 _NAMES = {name: f.name for f in FORMATS for name in f.names}
@@ -71,6 +76,11 @@ def text_format_for_path(path: str) -> str | None:
             return fmt
     # `page.html.j2`, `page.html.erb`: their last suffix is a template's.
     return _SUFFIXES.get(PurePosixPath(lowered).suffix)
+
+
+def is_documentation_page(path: str) -> bool:
+    """The file is a page of prose (Markdown, reStructuredText, AsciiDoc)."""
+    return text_format_for_path(path) in PAGE_FORMATS
 
 
 def parse_text_file(source: bytes, *, path: str) -> ParsedFile | None:

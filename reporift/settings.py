@@ -493,6 +493,7 @@ REPORIFT = {
             # 0.3, which spread the other languages' files most): docs/BENCHMARKS.md,
             # "Languages".
             "prose": 1.0,
+            "page": 1.0,
             "auxiliary": 1.0,
             # An interface in a file of its own after its implementation (C#'s `IFoo.cs`),
             # unless it defines the name asked for: docs/eval/langs-interfaces.json.

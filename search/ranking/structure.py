@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Protocol
 
+from indexing.text_units import is_documentation_page
 from indexing.unit_text import file_stem, file_suffix
 from search.filters import is_auxiliary_path, is_interface_path
 from search.ranking.docs_questions import asks_about_docs
@@ -112,6 +113,9 @@ class Strengths:
     # Taken off a documentation or configuration section when the question does not ask about
     # docs, setup or configuration, and off a unit of a benchmark, example or fixture.
     prose: float = 0.0
+    # Taken off a section of a page of prose (a guide, a README) on top of `prose`: a page
+    # tells a feature in the words a question uses, a configuration file only names it.
+    page: float = 0.0
     auxiliary: float = 0.0
     interface: float = 0.0  # taken off a unit of an interface file that does not define the name
     # Added to every unit of a file per unit of `search.ranking.paths.path_topic`: how much of
@@ -266,6 +270,11 @@ def _topic_stems(path: str) -> tuple[frozenset[str], tuple[str, ...]]:
     return stems, tuple(sorted(s for s in stems if len(s) >= 3))
 
 
+@lru_cache(maxsize=65536)
+def _is_page(path: str) -> bool:
+    return is_documentation_page(path)
+
+
 def _lifts(
     unit: ShapedUnit, shape: QueryShape, strengths: Strengths, *, topic: bool, named: float = 0.0
 ) -> list[tuple[float, str]]:
@@ -285,8 +294,10 @@ def _lifts(
         lifts.append((strengths.path_topic * named, "its path names the topic"))
     if strengths.module and unit.kind == "module" and not match:
         lifts.append((-strengths.module, ""))
-    if strengths.prose and unit.kind == "section" and not shape.asks_docs:
-        lifts.append((-strengths.prose, ""))
+    if unit.kind == "section" and not shape.asks_docs:
+        step = strengths.prose + (strengths.page if _is_page(unit.path) else 0.0)
+        if step:
+            lifts.append((-step, ""))
     if strengths.auxiliary and not match and is_auxiliary_path(unit.path):
         lifts.append((-strengths.auxiliary, ""))
     if strengths.interface and not match and is_interface_path(unit.path):
