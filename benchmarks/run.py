@@ -223,7 +223,7 @@ def against_semble(run: dict) -> list[str]:
     load = f"1-minute load {run['load_before'][0]} before, {run['load_after'][0]} after"
     lines = [
         "The three figures against semble on the same trees, in one run: `make bench-speed` "
-        f"(`python -m benchmarks.speed`), {run['machine']}, {run['date'][:10]}, {load}; "
+        f"(`python -m benchmarks.speed`), {run['machine']}, {load}; "
         "report `docs/eval/speed.json`. Fast mode, phase 1; semble 0.7.0 given our static table.",
         "",
         "| tree | units | first answer (s), ours / semble | per query p50 (ms), ours / semble "

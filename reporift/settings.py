@@ -493,6 +493,10 @@ REPORIFT = {
             # 0.3, which spread the other languages' files most): docs/BENCHMARKS.md,
             # "Languages".
             "prose": 1.0,
+            # A section of a page of prose (Markdown, reStructuredText, AsciiDoc) a further
+            # step: a guide tells a feature in the question's words, a configuration file only
+            # names it (docs/eval/ranker-page-step.json; docs/BENCHMARKS.md, "Pages of prose
+            # after code").
             "page": 1.0,
             "auxiliary": 1.0,
             # An interface in a file of its own after its implementation (C#'s `IFoo.cs`),

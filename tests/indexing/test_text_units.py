@@ -6,7 +6,13 @@ import textwrap
 import pytest
 
 from indexing.parsing import SECTION
-from indexing.text_units import MAX_CHARS, MAX_LINES, parse_text_file, text_format_for_path
+from indexing.text_units import (
+    MAX_CHARS,
+    MAX_LINES,
+    is_documentation_page,
+    parse_text_file,
+    text_format_for_path,
+)
 
 
 def parse(path: str, text: str):
@@ -499,3 +505,10 @@ def test_crlf_and_no_final_newline():
     parsed = parse_text_file(b"# A\r\ntext\r\n# B\r\nmore", path="x.md")
     assert names(parsed) == [("A", "A", 1, 2), ("B", "B", 3, 4)]
     assert parsed.units[0].code == "# A\ntext"
+
+
+def test_pages_of_prose_are_told_from_configuration_and_build_files():
+    for page in ("README.md", "docs/guide.rst", "docs/modules/ROOT/pages/install.adoc"):
+        assert is_documentation_page(page), page
+    for other in ("Directory.Version.props", "config.yaml", "Makefile", "pom.xml", "a.py", "x"):
+        assert not is_documentation_page(other), other

@@ -297,14 +297,11 @@ def generator_repo(db, write_repo):
             "refgen/render.py",
             id="behaviour",
         ),
+        # A page's section whose heading restates the question: a page of prose steps back
+        # further than a configuration file (docs/BENCHMARKS.md, "Pages of prose after code").
         pytest.param(
             "how are the reference pages rendered from comments",
             "refgen/render.py",
-            # A section whose heading restates the question still leads its code by more than
-            # the prose step; a larger step for questions on how the system does something
-            # gained nothing measurable on the question sets' tuning parts, so it was not
-            # taken (docs/BENCHMARKS.md, "A file's evidence for every question in words").
-            marks=pytest.mark.xfail(strict=True, reason="a heading that restates the question"),
             id="how-behaviour",
         ),
         # Setup questions: the page.

@@ -103,6 +103,26 @@ def test_module_blocks_step_back_unless_they_define_the_name():
     assert shaped_order("END_BLOCK", ranked, strengths)[0][0] is block
 
 
+def test_a_page_steps_back_further_than_a_configuration_file_unless_setup_is_asked():
+    page = Unit("docs/uploads.md", "Uploads > Retries", "section")
+    config = Unit("Directory.Version.props", "PropertyGroup", "section")
+    code = Unit("uploads.py", "retry_upload")
+    ranked = [(page, 2.2), (config, 1.9), (code, 0.4)]
+    strengths = Strengths(defines=0, prose=1.0, page=1.0)
+    behaviour = shaped_order("send a failed upload again with a growing pause", ranked, strengths)
+    # The page 2.2 - 2.0, the configuration file 1.9 - 1.0, the code as ranked.
+    assert [(u.path, round(s, 2)) for u, s in behaviour] == [
+        ("Directory.Version.props", 0.9),
+        ("uploads.py", 0.4),
+        ("docs/uploads.md", 0.2),
+    ]
+    setup = shaped_order("how do I configure the upload retries", ranked, strengths)
+    assert [u for u, _ in setup] == [page, config, code]
+    # Without the page step the page leads, as it did.
+    unstepped = shaped_order("q", ranked, Strengths(defines=0, prose=1.0))
+    assert unstepped[0][0] is page
+
+
 def _scan_every_unit(scored, step):
     """The rule as stated: each time, the best of all remaining units after its file's toll."""
     remaining, listed, out = list(scored), {}, []
