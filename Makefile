@@ -176,8 +176,8 @@ bench-query-speed: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
 
 # The three speed figures against semble on the same trees, in one run (benchmarks.speed): per
 # query on each tree (which indexes them all into SPEED_DATA), each tree's time to first answer
-# from a cold process, then every tree searched at once; the load beside each figure. About 40
-# minutes on 2 cores for the seven trees of SPEED_FILES.
+# from a cold process, then every tree searched at once; the load beside each figure. About 12
+# minutes on 2 cores for the seven trees of SPEED_FILES from a fresh SPEED_DATA.
 SPEED_DATA ?= var/speed/all
 bench-speed: setup $(if $(SEMBLE),,$(SEMBLE_VENV)/.installed)
 	$(PY) -m benchmarks.corpora fetch --manifest benchmarks/questions/large/corpora.json \

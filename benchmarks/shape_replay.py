@@ -123,7 +123,7 @@ def replay(cached: dict, strengths, *, old_docs: bool = False) -> dict:
                 "ndcg@10": span["ndcg@10"],
             }
             entry = {"id": query.query_id, "corpus": query.corpus, "metrics": metrics}
-            # A page of prose first where the answer is code (item: code before pages).
+            # A page of prose first where the answer is code: what the page step is for.
             entry["page_first"] = bool(
                 results
                 and is_documentation_page(results[0].unit.path)
