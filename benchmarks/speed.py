@@ -31,12 +31,9 @@ from pathlib import Path
 
 from benchmarks.bench_questions import _commit
 from benchmarks.common import ROOT, machine_line
+from benchmarks.query_speed import _load
 from search.evaluation.corpus_manifest import corpora_dir, corpus_root, find_manifest
 from search.evaluation.corpus_manifest import read_manifest as read_corpora
-
-
-def _load() -> list[float]:
-    return [round(value, 2) for value in os.getloadavg()]
 
 
 def trees(files: list[Path]) -> dict[str, Path]:
