@@ -32,6 +32,7 @@ from django.utils import timezone
 from indexing.chunks import lease
 from indexing.models import CodeUnit, FileVersion, IndexRun
 from indexing.pipeline import bump_run, save_run
+from indexing.signals import background_work
 from indexing.static_tier import embedder_for
 from indexing.unit_vectors import embed_units, mark_embedded
 from indexing.vector_mirror import forget_other_generations, prepare_generation, save_graphs
@@ -129,6 +130,7 @@ def waiting(run: IndexRun) -> bool:
 def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = None) -> str:
     """Phase 2 of a published run, in this process; returns its final status. Claimed like a
     chunk: a pending run, or a running one whose worker stopped reporting (redelivered)."""
+    background_work_of(run_id=run_id)
     stale = timezone.now() - lease()
     with transaction.atomic():
         claimed = IndexRun.objects.filter(
@@ -147,6 +149,17 @@ def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = Non
         with _idle:
             _running.discard(run.pk)
             _idle.notify_all()
+
+
+def background_work_of(*, run_id: int) -> None:
+    """What is derived once from a published generation for the processes that search it
+    (indexing.signals.background_work), if it still serves."""
+    run = IndexRun.objects.filter(pk=run_id).select_related("repository").first()
+    if run is None or run.repository.active_run_id != run.pk:
+        return  # gone, or replaced already: its work is the newer run's
+    for receiver, outcome in background_work.send_robust(sender=IndexRun, run=run):
+        if isinstance(outcome, Exception):
+            logger.error("run %s: %s failed: %r", run_id, receiver.__qualname__, outcome)
 
 
 def _execute(run: IndexRun, on_progress) -> str:

@@ -153,17 +153,18 @@ def _read_units(*, only: Sequence[int] | None = None) -> int:
     """Each repository's unit rows read, and put in the words the ranker's features compare
     with the query, newest repository first, as many as the process keeps. Reading a search's
     new candidates (60 to 150 of them) and splitting their code into stemmed words cost more than
-    the rest of the search (about 1 ms a unit), and a process's first queries meet mostly units
-    it has not seen: this is what made the first minute of a fresh process three times slower
-    than the next. The words of a generation are computed by the first process that warms it
-    and saved (search.ranking.word_packs); the next ones read them back."""
+    the rest of the search, and a process's first queries meet mostly units it has not seen: this
+    is what made the first minute of a fresh process three times slower than the next. Every
+    unit's words saved for a generation (search.ranking.word_packs) are taken into the process's
+    memo, those past the rows kept too; a generation without a pack has the words of the units
+    read here computed, and saved for the next process."""
     from indexing.lexical import generation_key, lexical_index_for_run
     from indexing.selectors import active_generation
     from indexing.unit_cache import CACHED_UNITS, generation_units
-    from search.ranking.features import PACKED_WORDS, UNIT_WORDS_KEPT, unit_words
+    from search.ranking.features import MEMO, unit_words
     from search.ranking.word_packs import read_pack, write_pack
 
-    room = min(CACHED_UNITS, UNIT_WORDS_KEPT)
+    room = CACHED_UNITS
     read = 0
     generations = [g for r in _searchable() if (g := active_generation(repository=r))]
     # Every searched generation's pack is kept, whichever are warmed now.
@@ -171,21 +172,19 @@ def _read_units(*, only: Sequence[int] | None = None) -> int:
     if only is not None:
         generations = [g for r in _searchable(only) if (g := active_generation(repository=r))]
     for generation in generations:
-        if room <= 0:
-            break
-        ids = lexical_index_for_run(generation).unit_ids[:room].tolist()
         packed = read_pack(generation)
-        words = {}
+        if packed is not None:
+            MEMO.adopt(*packed)
+        if room <= 0:
+            continue
+        ids = lexical_index_for_run(generation).unit_ids[:room].tolist()
         for start in range(0, len(ids), 2000):
-            for pk, unit in generation_units(generation, ids[start : start + 2000]).items():
-                if packed is not None and pk in packed:
-                    PACKED_WORDS[pk] = packed[pk]
-                else:
-                    words[pk] = unit_words(unit)
+            for unit in generation_units(generation, ids[start : start + 2000]).values():
+                unit_words(unit)  # unpacked from the memo, or split and put there
                 read += 1
-        if packed is None and words:
+        if packed is None and ids and (saved := MEMO.saved(ids))[1]:  # none: memo off
             try:
-                write_pack(generation, words, keep=keep)
+                write_pack(generation, saved, keep=keep)
             except OSError:  # a read-only or full data dir: the next process computes again
                 logger.warning("could not save the word pack of %s", generation_key(generation))
         room -= len(ids)

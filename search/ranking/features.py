@@ -26,6 +26,7 @@ from indexing.languages import language_named
 from indexing.lexical import code_tokens, tokenize
 from indexing.unit_text import identifier_words, path_text
 from search.filters import is_test_path
+from search.ranking.word_memo import WordMemo
 
 
 class RankedUnit(Protocol):
@@ -127,26 +128,44 @@ class UnitWords:
     is_overload: bool
 
 
-# Words read back from a generation's saved pack (search.warmup), by unit id: a process that
-# starts beside an index already read does not split and stem every unit's code again.
-PACKED_WORDS: dict[int, UnitWords] = {}
+# Every unit's words by id, packed: those of the units met, and those a generation's saved pack
+# holds (search.ranking.word_packs, read by search.warmup). About 250 bytes a unit: 125 MB at the
+# default bound, the 418,850 units of twenty large repositories.
+MEMO = WordMemo(settings.REPORIFT["WORD_MEMO_UNITS"], kind=UnitWords)
 
 
 def unit_words(unit: RankedUnit) -> UnitWords:
     # Kept on the unit itself: rows are written once and never changed (indexing.unit_cache),
     # and a cached row comes back as the same object query after query, so the words are one
-    # attribute read away (the lookup below hashes eleven fields each time).
+    # attribute read away.
     attributes = getattr(unit, "__dict__", None)
     if attributes is not None and (kept := attributes.get("_ranking_words")) is not None:
         return kept
-    words = PACKED_WORDS.get(getattr(unit, "pk", None)) or _words_of(unit)
+    pk = getattr(unit, "pk", None)
+    if pk is None:  # the evaluation's snippet corpora: no rows, no ids
+        words = _words_of(unit)
+    else:
+        # A row read again after the cache let it go (a search over more units than it holds)
+        # is unpacked, not split and stemmed again.
+        guard = {"start_line": unit.start_line, "code_length": len(unit.code)}
+        words = MEMO.get(pk, **guard)
+        if words is None:
+            words = _words_of(unit, keep=False)
+            MEMO.put(pk, words, **guard)
     if attributes is not None:
         attributes["_ranking_words"] = words
     return words
 
 
-def _words_of(unit: RankedUnit) -> UnitWords:
-    return _unit_words(
+def split_words(unit: RankedUnit) -> UnitWords:
+    """A unit's words computed afresh, kept nowhere (what a saved pack is made of)."""
+    return _words_of(unit, keep=False)
+
+
+def _words_of(unit: RankedUnit, *, keep: bool = True) -> UnitWords:
+    """`keep`: through the cache by texts (units the memo cannot hold: they have no id)."""
+    split = _unit_words if keep else _unit_words.__wrapped__
+    return split(
         unit.name,
         unit.qualname,
         unit.class_name,
@@ -162,12 +181,8 @@ def _words_of(unit: RankedUnit) -> UnitWords:
     )
 
 
-# About 6 KB a unit: 360 MB at the default, the words of every unit the row cache holds
-# (indexing.unit_cache; a server computes them when it starts, search.warmup).
-UNIT_WORDS_KEPT = settings.REPORIFT["CACHED_UNITS"]
-
-
-@lru_cache(maxsize=UNIT_WORDS_KEPT)
+# About 6 KB a unit as objects: units without an id (the evaluation's snippet corpora), by text.
+@lru_cache(maxsize=settings.REPORIFT["CACHED_UNITS"])
 def _unit_words(
     name: str,
     qualname: str,

@@ -123,3 +123,37 @@ def test_the_page_api_and_run_say_which_phase_answers(deferred, write_repo, clie
     status = client.get("/api/repos/shop/run").json()
     assert status["answering_phase"] == 2 and status["phase2_status"] == "done"
     assert "phase 1 answers" not in client.get("/").content.decode()
+
+
+def test_background_work_is_told_of_the_run_and_its_failure_never_stops_phase2(
+    deferred, write_repo, caplog
+):
+    from indexing.signals import background_work
+
+    told = []
+
+    def broken(sender, *, run, **kwargs):
+        told.append(run.pk)
+        raise RuntimeError("a receiver that fails")
+
+    background_work.connect(broken, dispatch_uid="test.broken")
+    try:
+        repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
+        run = index(repository)
+        assert told == []  # "later": nothing of the background work yet
+        assert phase2_execute(run_id=run.pk) == IndexRun.Phase2.DONE
+    finally:
+        background_work.disconnect(dispatch_uid="test.broken")
+    assert told == [run.pk]
+    assert "a receiver that fails" in caplog.text
+
+
+def test_phase2_saves_every_units_words_for_the_processes_that_search(deferred, write_repo):
+    from search.ranking.word_packs import read_pack
+
+    repository = repository_create(name="shop", source=str(write_repo(SAMPLE_FILES)))
+    run = index(repository)
+    assert read_pack(run) is None
+    phase2_execute(run_id=run.pk)
+    _, packed = read_pack(run)
+    assert set(packed) == set(active_units(repository=repository).values_list("pk", flat=True))

@@ -57,9 +57,8 @@ def test_after_the_warm_up_a_search_builds_nothing_and_asks_the_store_nothing(sh
     for method in ("query", "scores", "all_vectors"):
         monkeypatch.setattr(store, method, _refuse)
     monkeypatch.setattr(unit_cache, "CodeUnit", None)  # a unit row read from the database
-    words_computed = features._unit_words.cache_info().misses
+    monkeypatch.setattr(features, "_words_of", _refuse)  # a unit's code split into words
     response = search(repository=shop, query="retry an http call with backoff", k=5)
-    assert features._unit_words.cache_info().misses == words_computed
     assert response.results and response.ordered_by == "ranker"
     assert not [n for n in response.notices if "failed" in n]
     assert response.results[0].unit.name == "retry_http_call"
@@ -147,30 +146,68 @@ def test_an_index_run_copies_the_new_generation_before_its_switch_where_it_is_se
     assert len(kept) - 1 == len(cached) and cached < kept  # all but refund_order's
 
 
-def test_a_second_process_reads_the_words_the_first_saved(shop, settings, monkeypatch):
+@pytest.fixture
+def fresh_memo(monkeypatch):
+    """The words memo of a process that has met no unit yet."""
+    from search.ranking import features
+    from search.ranking.word_memo import WordMemo
+
+    def fresh():
+        memo = WordMemo(10_000, kind=features.UnitWords)
+        monkeypatch.setattr(features, "MEMO", memo)
+        return memo
+
+    return fresh
+
+
+def test_a_second_process_reads_the_words_the_first_saved(shop, fresh_memo, monkeypatch):
     from indexing.lexical import lexical_index_for_run
     from search.ranking import features
     from search.ranking.word_packs import pack_path
     from search.warmup import _read_units
 
-    features._unit_words.cache_clear()
-    features.PACKED_WORDS.clear()
+    pack_path(shop.active_run).unlink()  # as if no background work had saved it
+    fresh_memo()
     assert _read_units() == shop.active_run.units_total
     assert pack_path(shop.active_run).exists()
     # A fresh process: nothing computed yet, and computing is not allowed.
-    features._unit_words.cache_clear()
-    monkeypatch.setattr(features, "_unit_words", _refuse)
+    memo = fresh_memo()
+    monkeypatch.setattr(features, "_words_of", _refuse)
     assert _read_units() == shop.active_run.units_total
     ids = lexical_index_for_run(shop.active_run).unit_ids.tolist()
-    assert set(ids) <= set(features.PACKED_WORDS)
-    features.PACKED_WORDS.clear()
+    assert all(pk in memo for pk in ids)
 
 
-def test_a_warm_up_of_some_repositories_reads_theirs_and_keeps_the_others_words(shop):
+def test_the_words_of_every_unit_are_saved_after_indexing_and_read_past_the_rows(
+    shop, fresh_memo, monkeypatch
+):
+    """Indexing's background work saves every unit's words; a process that keeps fewer rows
+    than the repository has takes all of them, and a search over units whose rows it let go
+    splits no code."""
+    from indexing import unit_cache
     from search.ranking import features
+    from search.ranking.word_packs import pack_path, read_pack
+    from search.services import search
+    from search.warmup import _read_units
+
+    units = shop.active_run.units_total
+    words, packed = read_pack(shop.active_run)
+    assert len(packed) == units and words
+    monkeypatch.setattr(unit_cache, "CACHED_UNITS", 2)
+    memo = fresh_memo()
+    monkeypatch.setattr(features, "_words_of", _refuse)
+    assert _read_units() == 2  # rows read
+    assert len(memo) == units  # words held
+    unit_cache._rows.clear()
+    response = search(repository=shop, query="retry an http call with backoff", k=5)
+    assert response.results[0].unit.name == "retry_http_call"
+    assert pack_path(shop.active_run).exists()
+
+
+def test_a_warm_up_of_some_repositories_reads_theirs_and_keeps_the_others_words(shop, fresh_memo):
     from search.ranking.word_packs import pack_path
 
-    features.PACKED_WORDS.clear()
+    fresh_memo()
     done = warm_up(wait_s=60, repositories=[shop.pk])
     assert done.repositories == 1 and done.units == shop.active_run.units_total
     assert pack_path(shop.active_run).exists()
@@ -179,7 +216,6 @@ def test_a_warm_up_of_some_repositories_reads_theirs_and_keeps_the_others_words(
     other = warm_up(wait_s=60, repositories=[shop.pk + 1000])
     assert other.repositories == 0 and other.units == 0
     assert pack_path(shop.active_run).exists()
-    features.PACKED_WORDS.clear()
 
 
 def test_what_the_warm_up_read_is_out_of_the_collectors_reach(shop):

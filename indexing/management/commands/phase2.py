@@ -3,7 +3,7 @@ import signal
 from django.core.management.base import BaseCommand, CommandError
 
 from indexing.models import Repository
-from indexing.phase2 import execute, request_stop, waiting
+from indexing.phase2 import background_work_of, execute, request_stop, waiting
 from reporift.commands import DJANGO_OPTIONS
 
 
@@ -27,6 +27,7 @@ class Command(BaseCommand):
         if run is None:
             raise CommandError(f"repository {name!r} has no finished index yet")
         if not waiting(run):
+            background_work_of(run_id=run.pk)  # an index made before it was added: done now
             self.stdout.write(f"phase 2 of {run.label}: {run.phase2_status or 'not needed'}")
             return
         # Ctrl-C or SIGTERM: stop at the next batch, hand the claim back, exit normally.

@@ -1,0 +1,33 @@
+"""A generation's saved words (search.ranking.word_packs), on a real index."""
+
+import pytest
+
+from indexing.models import IndexRun
+from indexing.selectors import active_units
+from indexing.services import index_run_execute, index_run_start
+from search.ranking.word_packs import read_pack, save_every_unit
+
+pytestmark = pytest.mark.django_db
+
+
+def reindex(repository) -> IndexRun:
+    run = index_run_execute(
+        run=index_run_start(repository=repository, enqueue=False), phase2="later"
+    )
+    assert run.status == IndexRun.Status.SUCCEEDED, run.error
+    repository.refresh_from_db()
+    return run
+
+
+def test_a_new_generation_splits_only_the_units_of_files_that_changed(shop):
+    first = shop.active_run
+    assert save_every_unit(first, keep=set(), previous=None) == 0  # saved after indexing
+    source = shop.source
+    with open(f"{source}/shop/text.py", "a") as handle:
+        handle.write('\n\ndef shout(text):\n    """Upper-case it."""\n    return text.upper()\n')
+    second = reindex(shop)
+    changed = active_units(repository=shop).filter(path="shop/text.py").count()
+    assert save_every_unit(second, keep=set(), previous=first) == changed
+    _, packed = read_pack(second)
+    assert set(packed) == set(active_units(repository=shop).values_list("pk", flat=True))
+    assert read_pack(first) is None  # not searched any more: removed
