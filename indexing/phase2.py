@@ -129,8 +129,17 @@ def waiting(run: IndexRun) -> bool:
 
 def execute(*, run_id: int, on_progress: Callable[[IndexRun], None] | None = None) -> str:
     """Phase 2 of a published run, in this process; returns its final status. Claimed like a
-    chunk: a pending run, or a running one whose worker stopped reporting (redelivered)."""
-    background_work_of(run_id=run_id)
+    chunk: a pending run, or a running one whose worker stopped reporting (redelivered). Then,
+    unless the process is ending, the run's other background work: after phase 2, so that in a
+    process that searches while phase 2 goes on in a thread (no broker) the work done in Python,
+    which holds the interpreter, comes minutes after the first answers rather than beside them."""
+    status = _claim_and_execute(run_id, on_progress)
+    if not _stopping.is_set():
+        background_work_of(run_id=run_id)
+    return status
+
+
+def _claim_and_execute(run_id: int, on_progress) -> str:
     stale = timezone.now() - lease()
     with transaction.atomic():
         claimed = IndexRun.objects.filter(

@@ -3,10 +3,10 @@ that starts beside it (search.warmup): splitting and stemming each unit's code i
 millisecond a unit, seconds at 24k units and more than a minute at 400k, the same for every
 process. Saved packed (search.ranking.word_memo), about 250 bytes a unit.
 
-Who saves them: the process that does a published run's background work (its phase 2, or the
-task that would run it: `save_every_unit`, sent by indexing.phase2), for every unit, taking the
-words of units an earlier generation kept from its pack; and a warm-up that finds no pack, for
-the units it read.
+Who saves them: the process that does a published run's background work (after its phase 2,
+or where phase 2 would run: `save_every_unit`, told by indexing.signals), for every unit, taking
+the words of units an earlier generation kept from its pack; and a warm-up that finds no pack,
+for the units it read.
 
 A pack belongs to one generation (`indexing.lexical.generation_key`) and to the code that
 computed it: its name carries a digest of the feature code and the languages' data, so a change
