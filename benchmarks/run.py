@@ -72,31 +72,45 @@ def _paired(figure: dict, *, interval: bool = True) -> str:
     return f"**{cell}**" if figure["significant"] else cell
 
 
+def _set_row(name: str, label: str, part: str) -> str:
+    semble = report(f"{name}-compare-semble-{part}.json")
+    bm25 = report(f"{name}-compare-bm25-{part}.json")
+    ours, theirs = semble["all"]["per_repository"], bm25["all"]["per_repository"]
+    files, spans = ours["first_file_ndcg@10"], ours["ndcg@10"]
+    # A set whose targets are all files scores spans as files: the same figure twice.
+    same = all(files[side] == spans[side] for side in ("base", "new"))
+    label = label.replace("{note}", ", every target a file" if same else "")
+    return (
+        f"| {label} | {semble['all']['n_queries']} | {ours['n_repositories']} "
+        f"| {files['new']:.3f} | {files['base']:.3f} "
+        f"| {theirs['first_file_ndcg@10']['base']:.3f} | {_paired(files)} "
+        f"| {_paired(theirs['first_file_ndcg@10'])} | {spans['new']:.3f} / "
+        f"{spans['base']:.3f} / {theirs['ndcg@10']['base']:.3f} | {_paired(spans)} |"
+    )
+
+
 def question_files() -> str:
     """Each question set's deciding figure (file NDCG@10 per repository) for phase 1, semble
     given our table and BM25, and phase 1 - semble per language, from the comparisons and
     summaries `benchmarks.bench_questions` writes."""
-    rows, languages, commits = [], [], set()
+    rows, languages, commits, below = [], [], set(), []
     for name, label, rows_dir in FILE_SETS:
         if not (EVAL / f"{name}-summary-tune.json").is_file():
             continue
-        summary = report(f"{name}-summary-tune.json")
-        commits.add(summary["commit"][:7])
+        commits.add(report(f"{name}-summary-tune.json")["commit"][:7])
         semble = report(f"{name}-compare-semble-tune.json")
-        bm25 = report(f"{name}-compare-bm25-tune.json")
-        ours, theirs = semble["all"]["per_repository"], bm25["all"]["per_repository"]
-        files, spans = ours["first_file_ndcg@10"], ours["ndcg@10"]
-        # A set whose targets are all files scores spans as files: the same figure twice.
-        same = all(files[side] == spans[side] for side in ("base", "new"))
-        note = ", every target a file" if same else ""
-        rows.append(
-            f"| {label}{note} (`{rows_dir}`) | {semble['all']['n_queries']} "
-            f"| {ours['n_repositories']} "
-            f"| {files['new']:.3f} | {files['base']:.3f} "
-            f"| {theirs['first_file_ndcg@10']['base']:.3f} | {_paired(files)} "
-            f"| {_paired(theirs['first_file_ndcg@10'])} | {spans['new']:.3f} / "
-            f"{spans['base']:.3f} / {theirs['ndcg@10']['base']:.3f} | {_paired(spans)} |"
-        )
+        rows.append(_set_row(name, f"{label}{{note}} (`{rows_dir}`)", "tune"))
+        # The held-apart fifth, looked at once at the end of the round: it decides nothing.
+        if (EVAL / f"{name}-summary-final.json").is_file():
+            commits.add(report(f"{name}-summary-final.json")["commit"][:7])
+            rows.append(_set_row(name, f"{label}, held-apart fifth (looked at once)", "final"))
+            final = report(f"{name}-compare-semble-final.json")
+            below += [
+                f"{group} ({label}, {row['n_queries']} questions) {_paired(figure)}"
+                for group, row in final.items()
+                if (figure := row["per_repository"]["first_file_ndcg@10"])["significant"]
+                and figure["difference"] < 0
+            ]
         by_group = [
             f"{group} {_paired(row['per_repository']['first_file_ndcg@10'], interval=False)}"
             for group, row in semble.items()
@@ -117,10 +131,12 @@ def question_files() -> str:
             "alone (`--stages S4`) on the same index, semble 0.7.0 given our static table, one "
             "run per set: `make bench-questions SET=<rows>` (`python -m "
             f"benchmarks.bench_questions`), 2 cores, commit {', '.join(sorted(commits))}, "
-            "tuning parts; per language with intervals: `docs/eval/<set>-summary-tune.md`. "
-            "Phase 1 - semble on files by language and kind (bold: beyond the noise): "
-            + "; ".join(languages)
-            + ".",
+            "tuning parts, and each held-apart fifth looked at once at the end of the round "
+            "(`--part final`; it decides nothing); per language with intervals: "
+            "`docs/eval/<set>-summary-<part>.md`. "
+            "Phase 1 - semble on files by language and kind, tuning parts (bold: beyond the "
+            "noise): " + "; ".join(languages) + ". On the held-apart fifths, below semble "
+            "beyond the noise: " + ("; ".join(below) or "none") + ".",
             "",
             "| set | n | repos | phase 1 | semble | BM25 | phase 1 - semble [95%] "
             "| phase 1 - BM25 [95%] | span: phase 1 / semble / BM25 | span: phase 1 - semble |",
