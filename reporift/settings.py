@@ -262,9 +262,10 @@ REPORIFT = {
     # candidate it has not met yet, every search (docs/BENCHMARKS.md, "Per-query speed on
     # large repositories").
     "CACHED_UNITS": env_int("REPORIFT_CACHED_UNITS", 60_000),
-    # Units past those whose words a process keeps packed once it has met them (about 1 KB a
-    # unit; search.ranking.word_memo): a search over more units than CACHED_UNITS splits each
-    # candidate's code into words once, not at every search that meets it. 0: none.
+    # Units whose words (what the ranker compares with a query) a process keeps packed, about
+    # 240 bytes a unit (search.ranking.word_memo): every unit's, read from what indexing saved,
+    # and those it meets; a search over more units than CACHED_UNITS then reads rows but splits
+    # no code into words. 0: none kept, and indexing saves none.
     "WORD_MEMO_UNITS": env_int("REPORIFT_WORD_MEMO_UNITS", 500_000),
     # Repositories with more units than this stop at phase 1 (0: no limit).
     "PHASE2_MAX_UNITS": env_int("REPORIFT_PHASE2_MAX_UNITS", 0),

@@ -129,8 +129,8 @@ class UnitWords:
 
 
 # Every unit's words by id, packed: those of the units met, and those a generation's saved pack
-# holds (search.ranking.word_packs, read by search.warmup). About 250 bytes a unit: 125 MB at the
-# default bound, the 418,850 units of twenty large repositories.
+# holds (search.ranking.word_packs, read by search.warmup). About 240 bytes a unit: 96 MB for the
+# 418,850 units of twenty large repositories (docs/BENCHMARKS.md, "All repositories at once").
 MEMO = WordMemo(settings.REPORIFT["WORD_MEMO_UNITS"], kind=UnitWords)
 
 
