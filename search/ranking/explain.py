@@ -59,7 +59,7 @@ def _quoted(words: list[str]) -> str:
     return ", ".join(f"'{w}'" for w in words)
 
 
-# Signal -> which of the unit's stemmed word sets (search.ranking.features.UnitWords) it is
+# Signal -> which of the unit's stemmed word sets (search.ranking.word_memo.UnitWords) it is
 # about, and how its words are introduced.
 _WORD_SIGNALS = {
     "name": ("qualname", "name words match"),

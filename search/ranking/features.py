@@ -26,7 +26,7 @@ from indexing.languages import language_named
 from indexing.lexical import code_tokens, tokenize
 from indexing.unit_text import identifier_words, path_text
 from search.filters import is_test_path
-from search.ranking.word_memo import WordMemo
+from search.ranking.word_memo import UnitWords, WordMemo
 
 
 class RankedUnit(Protocol):
@@ -108,30 +108,10 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-@dataclass(frozen=True)
-class UnitWords:
-    """What the features need of a unit whatever the query: its stemmed word sets and facts."""
-
-    name: frozenset[str]
-    qualname: frozenset[str]
-    class_name: frozenset[str]
-    path: frozenset[str]
-    signature: frozenset[str]
-    code: frozenset[str]  # without the docstring (the module docstring says why)
-    text: frozenset[str]  # the code as written, docstring included (the reasons' words)
-    context: frozenset[str]
-    name_words: int
-    body_lines: int
-    is_private: bool  # internal by the language's convention (`_helper`, Go's `helper`, `static`)
-    is_special: bool  # a name the language calls itself (`__init__`, `constructor`, `__get`)
-    is_property: bool
-    is_overload: bool
-
-
 # Every unit's words by id, packed: those of the units met, and those a generation's saved pack
 # holds (search.ranking.word_packs, read by search.warmup). About 240 bytes a unit: 96 MB for the
 # 418,850 units of twenty large repositories (docs/BENCHMARKS.md, "All repositories at once").
-MEMO = WordMemo(settings.REPORIFT["WORD_MEMO_UNITS"], kind=UnitWords)
+MEMO = WordMemo(settings.REPORIFT["WORD_MEMO_UNITS"])
 
 
 def unit_words(unit: RankedUnit) -> UnitWords:

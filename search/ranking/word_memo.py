@@ -18,12 +18,30 @@ from __future__ import annotations
 import threading
 from array import array
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
-if TYPE_CHECKING:  # made by search.ranking.features, which holds the process's memo
-    from search.ranking.features import UnitWords
+
+@dataclass(frozen=True)
+class UnitWords:
+    """What the features need of a unit whatever the query: its stemmed word sets and facts."""
+
+    name: frozenset[str]
+    qualname: frozenset[str]
+    class_name: frozenset[str]
+    path: frozenset[str]
+    signature: frozenset[str]
+    code: frozenset[str]  # without the docstring (the module docstring says why)
+    text: frozenset[str]  # the code as written, docstring included (the reasons' words)
+    context: frozenset[str]
+    name_words: int
+    body_lines: int
+    is_private: bool  # internal by the language's convention (`_helper`, Go's `helper`, `static`)
+    is_special: bool  # a name the language calls itself (`__init__`, `constructor`, `__get`)
+    is_property: bool
+    is_overload: bool
+
 
 # The word sets of UnitWords in the order they are packed. `text` is packed as what it holds
 # beyond `code` (the docstring's words): most of it is the code's.
@@ -39,9 +57,8 @@ _HEAD = _GUARD + _LENGTHS + 3
 class WordMemo:
     """Units' words by id, packed; at most `limit` units, the oldest let go first."""
 
-    def __init__(self, limit: int, *, kind: type[UnitWords]) -> None:
+    def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._kind = kind
         self._numbers: dict[str, int] = {}
         self._words: list[str] = []
         self._packed: dict[int, bytes] = {}
@@ -142,7 +159,7 @@ class WordMemo:
         *fields, extra = sets
         by_name = dict(zip(_SETS, fields, strict=True))
         name_words, body_lines, flags = numbers[_GUARD + _LENGTHS : _HEAD]
-        return self._kind(
+        return UnitWords(
             **by_name,
             text=by_name["code"] | extra,
             name_words=name_words,

@@ -29,7 +29,7 @@ from django.conf import settings
 from indexing.lexical import Generation, generation_key, lexical_index_for_run
 from indexing.models import CodeUnit, IndexRun, Repository
 from indexing.selectors import active_generations
-from search.ranking.features import UnitWords, split_words
+from search.ranking.features import split_words
 from search.ranking.word_memo import WordMemo
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def save_every_unit(run: Generation, *, keep: set[str], previous: Generation | N
     what `previous` (the generation it replaced) saved is taken as it is, since a unit of a
     file that did not change keeps its row. How many units were split."""
     ids = lexical_index_for_run(run).unit_ids.tolist()
-    memo = WordMemo(sys.maxsize, kind=UnitWords)  # this call's own, gone with it
+    memo = WordMemo(sys.maxsize)  # this call's own, gone with it
     if (own := read_pack(run)) is not None:
         memo.adopt(*own)
         if all(pk in memo for pk in ids):

@@ -153,7 +153,7 @@ def fresh_memo(monkeypatch):
     from search.ranking.word_memo import WordMemo
 
     def fresh():
-        memo = WordMemo(10_000, kind=features.UnitWords)
+        memo = WordMemo(10_000)
         monkeypatch.setattr(features, "MEMO", memo)
         return memo
 

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 
 from search.ranking import features
-from search.ranking.features import UnitWords, unit_words
+from search.ranking.features import unit_words
 from search.ranking.word_memo import WordMemo
 
 HERE = Path(__file__)
@@ -48,13 +48,13 @@ def guard(unit):
 
 @pytest.fixture
 def memo(monkeypatch):
-    memo = WordMemo(100, kind=UnitWords)
+    memo = WordMemo(100)
     monkeypatch.setattr(features, "MEMO", memo)
     return memo
 
 
 def test_packed_words_come_back_equal_to_the_computed_ones():
-    memo = WordMemo(10, kind=UnitWords)
+    memo = WordMemo(10)
     unit = row(1, code=RETRY, docstring="Ask again after a pause.")
     computed = features.split_words(unit)
     memo.put(1, computed, **guard(unit))
@@ -70,7 +70,7 @@ def functions_of_a_real_file():
 
 
 def test_every_unit_of_a_real_file_round_trips():
-    memo = WordMemo(1000, kind=UnitWords)
+    memo = WordMemo(1000)
     for unit in functions_of_a_real_file():
         memo.put(unit.pk, features.split_words(unit), **guard(unit))
     for unit in functions_of_a_real_file():
@@ -80,14 +80,14 @@ def test_every_unit_of_a_real_file_round_trips():
 
 
 def test_what_one_process_saved_another_takes_with_its_own_numbers():
-    first = WordMemo(1000, kind=UnitWords)
+    first = WordMemo(1000)
     units = list(functions_of_a_real_file())
     for unit in units:
         first.put(unit.pk, features.split_words(unit), **guard(unit))
     words, packed = first.saved([u.pk for u in units[:3]])
     assert set(packed) == {u.pk for u in units[:3]}
     assert len(words) < len(first._words)  # only the words those three use
-    second = WordMemo(1000, kind=UnitWords)
+    second = WordMemo(1000)
     second.put(99, features.split_words(row(99, code=RETRY)), **guard(row(99, code=RETRY)))
     assert second.adopt(words, packed) == 3
     for unit in units[:3]:
@@ -96,7 +96,7 @@ def test_what_one_process_saved_another_takes_with_its_own_numbers():
 
 
 def test_the_oldest_unit_is_let_go_past_the_bound():
-    memo = WordMemo(2, kind=UnitWords)
+    memo = WordMemo(2)
     unit = row(1, code=RETRY)
     words = features.split_words(unit)
     for pk in (1, 2, 3):
@@ -107,10 +107,10 @@ def test_the_oldest_unit_is_let_go_past_the_bound():
 
 
 def test_a_bound_of_zero_keeps_nothing():
-    memo = WordMemo(0, kind=UnitWords)
+    memo = WordMemo(0)
     unit = row(1, code=RETRY)
     memo.put(1, features.split_words(unit), **guard(unit))
-    assert memo.adopt(*WordMemo(5, kind=UnitWords).saved([])) == 0
+    assert memo.adopt(*WordMemo(5).saved([])) == 0
     assert len(memo) == 0 and memo.get(1, **guard(unit)) is None
 
 

@@ -2,21 +2,11 @@
 
 import pytest
 
-from indexing.models import IndexRun
 from indexing.selectors import active_units
-from indexing.services import index_run_execute, index_run_start
 from search.ranking.word_packs import read_pack, save_every_unit
+from tests.indexing.test_phase2 import index as reindex  # phase 1 only, phase 2 left for later
 
 pytestmark = pytest.mark.django_db
-
-
-def reindex(repository) -> IndexRun:
-    run = index_run_execute(
-        run=index_run_start(repository=repository, enqueue=False), phase2="later"
-    )
-    assert run.status == IndexRun.Status.SUCCEEDED, run.error
-    repository.refresh_from_db()
-    return run
 
 
 def test_a_new_generation_splits_only_the_units_of_files_that_changed(shop):
