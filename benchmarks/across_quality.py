@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -35,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--depths", type=int, nargs="+", default=[3])
     parser.add_argument("--words", type=float, nargs="+", default=[0.0, 4.0, 16.0])
-    parser.add_argument("--leads", type=int, nargs="+", default=[0, 5])
+    parser.add_argument("--weights", type=float, nargs="+", default=[0.0, 6.0, 12.0])
+    parser.add_argument("--baseline-lead", type=int, default=5)
     parser.add_argument("--limit", type=int, default=0, help="at most this many questions")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -62,13 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     queries = dataset.queries[: args.limit or None]
     settings = [
-        (c, d, w, lead)
+        (c, d, w, e)
         for c in args.counts
         for d in args.depths
         for w in args.words
-        for lead in (args.leads if c > 1 else [0])
+        for e in (args.weights if c > 1 else [0.0])
     ]
-    configs = ["all", "own"] + [f"r{c}d{d}w{w:g}l{lead}" for c, d, w, lead in settings]
+    baseline = f"before: r2d3w16 l{args.baseline_lead}"
+    configs = ["all", "own", baseline] + [f"r{c}d{d}w{w:g}e{e:g}" for c, d, w, e in settings]
     scores: dict[str, list[float]] = {c: [] for c in configs}
     found_in: dict[str, list[float]] = {c: [] for c in configs if c not in ("all", "own")}
     groups, route_ms = [], []
@@ -87,18 +90,25 @@ def main(argv: list[str] | None = None) -> int:
         routed = route(repositories=repositories, query=query.query)
         route_ms.append(routed.ms)
 
-        def score(chosen: list[str], lead: int = 0, results=results, own=own, gold=gold):
-            merged = merge([results[name] for name in chosen], 10, lead=lead)
+        def judged(merged, own=own, gold=gold) -> float:
             paths = [r.unit.path if r.repository == own else "\0" for r in merged]
             return first_file_ndcg(paths, gold)
 
-        scores["all"].append(score(list(results)))
-        scores["own"].append(score([own]))
-        for count, depth, words, lead in settings:
-            chosen = [r.name for r in routed.chosen(count, depth, words)]
-            key = f"r{count}d{depth}w{words:g}l{lead}"
-            scores[key].append(score(chosen, lead))
-            found_in[key].append(float(own in chosen))
+        def score(chosen: list[tuple[str, float]], weight: float = 0.0, results=results):
+            names_ = [name for name, _ in chosen]
+            handicaps = [weight * shortfall for _, shortfall in chosen]
+            return judged(merge([results[n] for n in names_], 10, handicaps=handicaps))
+
+        scores["all"].append(score([(name, 0.0) for name in results]))
+        scores["own"].append(score([(own, 0.0)]))
+        before = [r.name for r in routed.chosen(2, 3, 16.0)]
+        scores[baseline].append(judged(led(results, before, args.baseline_lead)))
+        found_in[baseline].append(float(own in before))
+        for count, depth, words, weight in settings:
+            chosen = [(r.name, s) for r, s in routed.shortfalls(count, depth, words)]
+            key = f"r{count}d{depth}w{words:g}e{weight:g}"
+            scores[key].append(score(chosen, weight))
+            found_in[key].append(float(own in {name for name, _ in chosen}))
         groups.append(query.corpus)
         if number % 50 == 0:
             print(f"{number}/{len(queries)} {time.perf_counter() - started:.0f} s", flush=True)
@@ -116,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         "the list merged over every repository of the data dir: all ranked, its own alone, and "
         "routed (rC = C repositories ranked in full, dD = each repository's closeness the mean "
         "of its best D units' static cosines, wW = the weight of its words' CORI belief beside "
-        "it, lL = the first L results of the likeliest repository first); found_in: the "
-        "share of questions whose own repository the route picked",
+        "it, eE = the weight of each repository's shortfall of evidence against the likeliest "
+        "one's in the merge; before: the likeliest one's first L results leading, the merge "
+        "of the build before); found_in: the share of questions whose own repository the "
+        "route picked; cross_validated: per count, the weight picked on one half of the "
+        "corpora and judged on the other, five splits",
         "command": "python -m benchmarks.across_quality " + " ".join(argv or sys.argv[1:]),
         "machine": machine_line(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -127,9 +140,47 @@ def main(argv: list[str] | None = None) -> int:
         "route_ms_median": round(sorted(route_ms)[len(route_ms) // 2], 2) if route_ms else None,
         "file_ndcg": {c: figure(v) for c, v in scores.items()},
         "against_all": {c: paired(v, scores["all"]) for c, v in scores.items() if c != "all"},
+        "against_before": {
+            c: paired(v, scores[baseline]) for c, v in scores.items() if c not in (baseline, "all")
+        },
+        "cross_validated": cross_validated(scores, baseline, groups, args.counts, paired),
         "found_in": {c: round(sum(v) / len(v), 4) for c, v in found_in.items() if v},
     }
     return emit(report, args.out)
+
+
+def led(results: dict, chosen: list[str], lead: int) -> list:
+    """The build before's merge, the baseline: the likeliest repository's first `lead` results,
+    then every chosen repository's by comparable score, each repository's order kept."""
+    from search.across import merge
+
+    first = list(results[chosen[0]][:lead])
+    rest = [results[chosen[0]][lead:]] + [results[name] for name in chosen[1:]]
+    return (first + merge(rest, 10))[:10]
+
+
+def cross_validated(scores: dict, baseline: str, groups: list[str], counts, paired) -> dict:
+    """Per count of ranked repositories: the weight (and words, depth) picked on one half of
+    the corpora and scored on the other, both ways, for five random halvings; each split's
+    paired difference against the baseline."""
+    corpora = sorted(set(groups))
+    report = {}
+    for count in counts:
+        keys = [key for key in scores if key.startswith(f"r{count}d")]
+        splits = []
+        for seed in range(5):
+            half = set(random.Random(seed).sample(corpora, len(corpora) // 2))
+            mixed, picked = [0.0] * len(groups), []
+            for side in (True, False):
+                fit = [i for i, g in enumerate(groups) if (g in half) == side]
+                best = max(keys, key=lambda k: sum(scores[k][i] for i in fit))
+                picked.append(best)
+                for i, g in enumerate(groups):
+                    if (g in half) != side:
+                        mixed[i] = scores[best][i]
+            splits.append({"picked": picked, **paired(mixed, scores[baseline])})
+        report[f"r{count}"] = splits
+    return report
 
 
 if __name__ == "__main__":

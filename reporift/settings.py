@@ -543,15 +543,16 @@ REPORIFT = {
         # A question in words over many repositories (search.across_routing): how many of
         # them are ranked in full, picked by one pass over all their static vectors and word
         # counts; how many of each one's best units its closeness averages; the weight of its
-        # words' CORI belief beside that; how many of the likeliest one's results lead the
-        # merged list. Chosen on the large-repository dev set's tuning part, every question
-        # asked over all 20 repositories (docs/eval/across-quality*.json; docs/BENCHMARKS.md,
+        # words' CORI belief beside that; how much a repository's evidence falling below the
+        # likeliest one's costs its units in the merged order (search.across.merge). Chosen
+        # on the large-repository dev set's tuning part, every question asked over all 20
+        # repositories (docs/eval/across-quality*.json; docs/BENCHMARKS.md,
         # "All repositories at once: routed"). REPOSITORIES 0 ranks every repository.
         "ACROSS": {
             "REPOSITORIES": env_int("REPORIFT_ACROSS_REPOSITORIES", 2),
             "EVIDENCE_UNITS": 3,
             "WORDS": 16.0,
-            "LEAD": 5,
+            "EVIDENCE_WEIGHT": 12.0,
         },
         # Exact search (search.exact): lines shown at most, lines counted at most (a count
         # beyond is "at least"), and the characters a pattern with no trigram to look up may

@@ -9,6 +9,11 @@ answer in the one that has it. The merge therefore orders by `SearchResult.compa
 learned ranker's raw score, computed from the same features everywhere, most of them absolute
 (cosines under one embedder, shares of the query's words in names and code). Within one
 repository its own order is kept: a result never overtakes one its repository ranked higher.
+A routed search adds what the route knows to that one order: each repository's evidence falls
+some way below the likeliest one's, and its units pay that shortfall, weighed by
+ACROSS["EVIDENCE_WEIGHT"], against their scores. So the likeliest repository's answers come first
+unless another's fit the question clearly better, and where the route could hardly tell the two
+apart their units mix on their scores alone.
 What this costs and how well it merges: docs/BENCHMARKS.md ("All repositories at once: routed").
 """
 
@@ -26,23 +31,25 @@ from search.retrieval import search_config
 
 
 def merge(
-    per_repository: Sequence[Sequence[SearchResult]], k: int, *, lead: int = 0
+    per_repository: Sequence[Sequence[SearchResult]],
+    k: int,
+    *,
+    handicaps: Sequence[float] | None = None,
 ) -> list[SearchResult]:
-    """The best `k` of several repositories' results, by comparable score, each repository's
-    order kept (a result scores at most what the one above it in its repository scored).
-    `lead`: how many of the first repository's results (the one a route found likeliest to
-    hold the answer) come first whatever the others score."""
-    first = list(per_repository[0][:lead]) if per_repository and lead else []
+    """The best `k` of several repositories' results in one order, each repository's kept (a
+    result scores at most what the one above it in its repository scored). A result's score is
+    its comparable score plus its repository's `handicap` (0 or less: what a route's evidence
+    says against the repository, already weighed), so a unit of a repository that fits the
+    question less well must score that much higher to come first."""
+    handicaps = handicaps or [0.0] * len(per_repository)
     keyed = []
-    for index, results in enumerate(per_repository):
+    for results, handicap in zip(per_repository, handicaps, strict=True):
         ceiling = float("inf")
         for position, result in enumerate(results):
-            if index == 0 and position < len(first):
-                continue
-            ceiling = min(ceiling, result.comparable)
+            ceiling = min(ceiling, result.comparable + handicap)
             keyed.append((-ceiling, position, result.repository, result))
     keyed.sort(key=lambda item: item[:3])
-    merged = (first + [item[3] for item in keyed])[:k]
+    merged = [item[3] for item in keyed[:k]]
     for rank, result in enumerate(merged, start=1):
         result.rank = rank
     return merged
@@ -70,23 +77,27 @@ def merged_search(
     k: int,
     search_one: Callable[[Repository], SearchResponse],
     *,
-    lead: int = 0,
+    handicaps: Sequence[float] | None = None,
 ) -> SearchResponse:
-    """`search_one` over each repository, the results merged by comparable score; one that is
-    not indexed yet is named in the notices while the others answer."""
+    """`search_one` over each repository, the results merged by comparable score (plus each
+    repository's handicap, `merge`); one that is not indexed yet is named in the notices while
+    the others answer."""
     if not repositories:
         raise SearchError("no repository to search")
     if len(repositories) == 1:
         return search_one(repositories[0])
     started = time.perf_counter()
-    responses, notices = [], []
-    for repository in repositories:
+    responses, kept, notices = [], [], []
+    for repository, handicap in zip(
+        repositories, handicaps or [0.0] * len(repositories), strict=True
+    ):
         try:
             response = search_one(repository)
         except SearchError as exc:  # not indexed yet: the others still answer
             notices.append(f"{repository.name}: {exc}")
             continue
         responses.append(response)
+        kept.append(handicap)
         notices += [f"{repository.name}: {n}" for n in response.notices]
     if not responses:
         raise SearchError("; ".join(notices) or "nothing to search")
@@ -95,7 +106,7 @@ def merged_search(
         query=first.query,
         mode=first.mode,
         mode_used=first.mode_used,
-        results=merge([r.results for r in responses], k, lead=lead),
+        results=merge([r.results for r in responses], k, handicaps=kept),
         notices=notices,
         candidates=sum(r.candidates for r in responses),
         ordered_by="+".join(sorted({r.ordered_by for r in responses})),
@@ -137,9 +148,15 @@ def search_across(
         return merged_search(repositories, k, search_one)
     words, routed_filters = meaning
     routed = route(repositories=repositories, query=words, filters=routed_filters)
-    chosen = routed.chosen(config["REPOSITORIES"], config["EVIDENCE_UNITS"])
+    chosen = routed.shortfalls(config["REPOSITORIES"], config["EVIDENCE_UNITS"])
     # Those not indexed yet answer at once with what they lack, which the notices then say.
-    response = merged_search([*chosen, *routed.unindexed], k, search_one, lead=config["LEAD"])
+    response = merged_search(
+        [*(r for r, _ in chosen), *routed.unindexed],
+        k,
+        search_one,
+        handicaps=[config["EVIDENCE_WEIGHT"] * s for _, s in chosen]
+        + [0.0] * len(routed.unindexed),
+    )
     response.timings_ms |= {
         "repositories": float(len(repositories)),
         "ranked_repositories": float(len(chosen)),

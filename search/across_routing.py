@@ -68,13 +68,27 @@ class Route:
     def chosen(self, count: int, depth: int, words: float | None = None) -> list[Repository]:
         """The `count` repositories to search in full: those that define a typed name first,
         then by their evidence; every repository that could not be compared besides."""
+        return [repository for repository, _ in self.shortfalls(count, depth, words)]
+
+    def shortfalls(
+        self, count: int, depth: int, words: float | None = None
+    ) -> list[tuple[Repository, float]]:
+        """`chosen`'s repositories, each with how far its evidence falls below the first
+        one's (0 for the first, and for those that could not be compared: nothing speaks
+        against them), which the merge weighs against its units' scores (`search.across`)."""
         words = search_config()["ACROSS"]["WORDS"] if words is None else words
         belief = self.word_belief() if words else [0.0] * len(self.ranked)
-        scored = [
-            (not e.defines_name, -(e.closeness(depth) + words * b), n)
-            for n, (e, b) in enumerate(zip(self.ranked, belief, strict=True))
+        evidence = [
+            e.closeness(depth) + words * b for e, b in zip(self.ranked, belief, strict=True)
         ]
-        return [self.ranked[n].repository for *_, n in sorted(scored)[:count]] + self.unrouted
+        order = sorted(
+            range(len(self.ranked)),
+            key=lambda n: (not self.ranked[n].defines_name, -evidence[n], n),
+        )[:count]
+        first = evidence[order[0]] if order else 0.0
+        return [(self.ranked[n].repository, min(0.0, evidence[n] - first)) for n in order] + [
+            (repository, 0.0) for repository in self.unrouted
+        ]
 
     def word_belief(self) -> list[float]:
         """How strongly each repository's words speak for the question, by CORI (Callan, Lu

@@ -46,12 +46,16 @@ def test_merge_orders_by_comparable_score_and_keeps_each_repository_order():
     assert [r.rank for r in merged] == [1, 2, 3, 4]
 
 
-def test_the_likeliest_repository_leads_then_the_merge_goes_on():
+def test_a_repository_the_route_finds_less_likely_pays_its_shortfall():
     a = [result("a", 1.0, "a1"), result("a", 0.9, "a2"), result("a", 0.8, "a3")]
     b = [result("b", 2.5, "b1"), result("b", 0.95, "b2")]
-    merged = merge([a, b], k=5, lead=2)
-    assert [r.unit.qualname for r in merged] == ["a1", "a2", "b1", "b2", "a3"]
-    assert [r.unit.qualname for r in merge([a, b], k=2, lead=3)] == ["a1", "a2"]
+    # Close evidence: b's far better unit comes first, the rest mix on their scores.
+    close = merge([a, b], k=5, handicaps=[0.0, -0.5])
+    assert [r.unit.qualname for r in close] == ["b1", "a1", "a2", "a3", "b2"]
+    # Distant evidence: every unit of a comes before b's best.
+    distant = merge([a, b], k=5, handicaps=[0.0, -2.0])
+    assert [r.unit.qualname for r in distant] == ["a1", "a2", "a3", "b1", "b2"]
+    assert [r.rank for r in distant] == [1, 2, 3, 4, 5]
 
 
 def test_two_repositories_one_answer(shop, geometry):

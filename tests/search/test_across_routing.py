@@ -78,6 +78,19 @@ def test_the_pass_ranks_the_repository_that_holds_the_answer_first(four):
         assert [r.name for r in chosen] == [expected], question
 
 
+def test_the_second_repository_pays_its_shortfall_of_evidence(four):
+    (first, lead), (second, shortfall) = route(
+        repositories=four, query="area of a circle"
+    ).shortfalls(2, 3)
+    assert first.name == "geometry" and lead == 0.0
+    assert second.name != "geometry" and shortfall < 0.0
+    # Two ranked in one order: the likeliest repository's answer first, the other's below.
+    response = search_across(repositories=four, query="area of a circle", k=5)
+    assert response.timings_ms["ranked_repositories"] == 2
+    assert response.results[0].unit.qualname == "circle_area"
+    assert {r.repository for r in response.results} == {"geometry", second.name}
+
+
 def test_only_the_picked_repositories_are_ranked(four, rank_one):
     response = search_across(repositories=four, query="notes of a major scale", k=5)
     assert {r.repository for r in response.results} == {"music"}
