@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models.functions import Length
 
 from indexing.lexical import Generation, generation_key, lexical_index_for_run
 from indexing.models import CodeUnit, IndexRun, Repository
@@ -103,13 +104,21 @@ def save_every_unit(run: Generation, *, keep: set[str], previous: Generation | N
         memo.adopt(*kept)
     split = 0
     for start in range(0, len(ids), 2000):
-        # Straight from the database, past the row cache: a serving process's rows stay.
-        rows = CodeUnit.objects.in_bulk(ids[start : start + 2000])
-        for pk, unit in rows.items():
+        # Each unit's guard first, without its code: a unit of an unchanged file is held
+        # already, and only the others' rows are read (straight from the database, past the
+        # row cache: a serving process's rows stay).
+        guards = CodeUnit.objects.filter(pk__in=ids[start : start + 2000]).values_list(
+            "pk", "start_line", Length("code")
+        )
+        lacking = [
+            pk
+            for pk, line, length in guards
+            if not memo.holds(pk, start_line=line, code_length=length)
+        ]
+        for pk, unit in CodeUnit.objects.in_bulk(lacking).items():
             guard = {"start_line": unit.start_line, "code_length": len(unit.code)}
-            if not memo.holds(pk, **guard):
-                memo.put(pk, split_words(unit), **guard)
-                split += 1
+            memo.put(pk, split_words(unit), **guard)
+            split += 1
     write_pack(run, memo.saved(ids), keep=keep)
     return split
 
