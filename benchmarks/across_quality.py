@@ -37,7 +37,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depths", type=int, nargs="+", default=[3])
     parser.add_argument("--words", type=float, nargs="+", default=[0.0, 4.0, 16.0])
     parser.add_argument("--weights", type=float, nargs="+", default=[0.0, 6.0, 12.0])
-    parser.add_argument("--baseline-lead", type=int, default=5)
     parser.add_argument("--limit", type=int, default=0, help="at most this many questions")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -52,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from search.evaluation.questions import load_questions
     from search.evaluation.stats import grouped_bootstrap_ci, paired_difference
     from search.results import SearchError
+    from search.retrieval import search_config
     from search.warmup import warm_up
 
     dataset = load_questions(args.questions, part=args.part)
@@ -70,8 +70,16 @@ def main(argv: list[str] | None = None) -> int:
         for w in args.words
         for e in (args.weights if c > 1 else [0.0])
     ]
-    baseline = f"before: r2d3w16 l{args.baseline_lead}"
-    configs = ["all", "own", baseline] + [f"r{c}d{d}w{w:g}e{e:g}" for c, d, w, e in settings]
+    across = search_config()["ACROSS"]
+    default = (
+        across["REPOSITORIES"],
+        across["EVIDENCE_UNITS"],
+        across["WORDS"],
+        across["EVIDENCE_WEIGHT"] if across["REPOSITORIES"] > 1 else 0.0,
+    )
+    settings = [default, *(s for s in settings if s != default)]
+    baseline = label(*default)
+    configs = ["all", "own"] + [label(*s) for s in settings]
     scores: dict[str, list[float]] = {c: [] for c in configs}
     found_in: dict[str, list[float]] = {c: [] for c in configs if c not in ("all", "own")}
     groups, route_ms = [], []
@@ -90,23 +98,20 @@ def main(argv: list[str] | None = None) -> int:
         routed = route(repositories=repositories, query=query.query)
         route_ms.append(routed.ms)
 
-        def judged(merged, own=own, gold=gold) -> float:
+        def score(chosen: list[tuple[str, float]], weight=0.0, results=results, own=own, gold=gold):
+            merged = merge(
+                [results[name] for name, _ in chosen],
+                10,
+                handicaps=[weight * shortfall for _, shortfall in chosen],
+            )
             paths = [r.unit.path if r.repository == own else "\0" for r in merged]
             return first_file_ndcg(paths, gold)
 
-        def score(chosen: list[tuple[str, float]], weight: float = 0.0, results=results):
-            names_ = [name for name, _ in chosen]
-            handicaps = [weight * shortfall for _, shortfall in chosen]
-            return judged(merge([results[n] for n in names_], 10, handicaps=handicaps))
-
         scores["all"].append(score([(name, 0.0) for name in results]))
         scores["own"].append(score([(own, 0.0)]))
-        before = [r.name for r in routed.chosen(2, 3, 16.0)]
-        scores[baseline].append(judged(led(results, before, args.baseline_lead)))
-        found_in[baseline].append(float(own in before))
         for count, depth, words, weight in settings:
             chosen = [(r.name, s) for r, s in routed.shortfalls(count, depth, words)]
-            key = f"r{count}d{depth}w{words:g}e{weight:g}"
+            key = label(count, depth, words, weight)
             scores[key].append(score(chosen, weight))
             found_in[key].append(float(own in {name for name, _ in chosen}))
         groups.append(query.corpus)
@@ -127,9 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         "routed (rC = C repositories ranked in full, dD = each repository's closeness the mean "
         "of its best D units' static cosines, wW = the weight of its words' CORI belief beside "
         "it, eE = the weight of each repository's shortfall of evidence against the likeliest "
-        "one's in the merge; before: the likeliest one's first L results leading, the merge "
-        "of the build before); found_in: the share of questions whose own repository the "
-        "route picked; cross_validated: per count, the weight picked on one half of the "
+        "one's in the merge); against_default: paired with the settings' configuration; "
+        "found_in: the share of questions whose own repository the route picked; "
+        "cross_validated: per count, the weight picked on one half of the "
         "corpora and judged on the other, five splits",
         "command": "python -m benchmarks.across_quality " + " ".join(argv or sys.argv[1:]),
         "machine": machine_line(),
@@ -140,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         "route_ms_median": round(sorted(route_ms)[len(route_ms) // 2], 2) if route_ms else None,
         "file_ndcg": {c: figure(v) for c, v in scores.items()},
         "against_all": {c: paired(v, scores["all"]) for c, v in scores.items() if c != "all"},
-        "against_before": {
+        "default": baseline,
+        "against_default": {
             c: paired(v, scores[baseline]) for c, v in scores.items() if c not in (baseline, "all")
         },
         "cross_validated": cross_validated(scores, baseline, groups, args.counts, paired),
@@ -149,20 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     return emit(report, args.out)
 
 
-def led(results: dict, chosen: list[str], lead: int) -> list:
-    """The build before's merge, the baseline: the likeliest repository's first `lead` results,
-    then every chosen repository's by comparable score, each repository's order kept."""
-    from search.across import merge
-
-    first = list(results[chosen[0]][:lead])
-    rest = [results[chosen[0]][lead:]] + [results[name] for name in chosen[1:]]
-    return (first + merge(rest, 10))[:10]
+def label(count: int, depth: int, words: float, weight: float) -> str:
+    return f"r{count}d{depth}w{words:g}e{weight:g}"
 
 
 def cross_validated(scores: dict, baseline: str, groups: list[str], counts, paired) -> dict:
     """Per count of ranked repositories: the weight (and words, depth) picked on one half of
     the corpora and scored on the other, both ways, for five random halvings; each split's
-    paired difference against the baseline."""
+    paired difference against the settings' configuration."""
     corpora = sorted(set(groups))
     report = {}
     for count in counts:
